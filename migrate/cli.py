@@ -1,0 +1,65 @@
+"""Command-line entry point: argument parsing and exit codes only.
+
+Each sub-command lives in ``migrate/commands/<name>.py`` and exposes ``HELP`` (one line),
+``DESCRIPTION`` (the ``--help`` text), ``add_arguments(parser)`` and ``run(args) -> int``.
+Command modules import torch / mindspore lazily inside ``run`` so that ``--help`` and
+``convert`` stay fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> module; the order is the order of `msmigrate --help`.
+COMMANDS = {
+    "convert": "migrate.commands.convert",
+    "mappings": "migrate.commands.mappings",
+    "scan": "migrate.commands.scan",
+    "weights": "migrate.commands.weights",
+    "parity": "migrate.commands.parity",
+    "lint": "migrate.commands.lint",
+}
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="msmigrate",
+        description="Port PyTorch code to MindSpore and prove the port computes the same thing.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # command not built yet
+                continue
+            raise
+        p = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse exits with 2 on usage errors
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args._run(args)
+    except KeyboardInterrupt:
+        print("msmigrate: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``msmigrate`` CLI; see ``migrate.cli``."""
