@@ -1,0 +1,1 @@
+"""One lint rule per module; ``migrate.lint.registry`` lists them."""
