@@ -20,8 +20,14 @@ def parse(source: str, path: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise LintInputError(f"{path}:{exc.raw_line}:{exc.raw_column + 1}: syntax error: "
-                             f"{exc.message}") from None
+        line, col, message = exc.raw_line, exc.raw_column + 1, exc.message
+    try:  # CPython's parser names the line a user expects; libcst's may be later
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        line, col, message = err.lineno or line, err.offset or col, err.msg
+    except ValueError:
+        pass
+    raise LintInputError(f"{path}:{line}:{col}: syntax error: {message}")
 
 
 def lint_source(source: str, path: str = "<string>", rules=RULES) -> list[Finding]:
