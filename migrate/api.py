@@ -1,0 +1,127 @@
+"""The public Python API: ``convert_source`` for text, ``convert_path`` for files and directories."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .mapping import load_table
+from .report import FileResult, InputError, Report, Unsupported
+from .rewrite import Rewriter
+
+
+def convert_source(code: str, filename: str = "<string>") -> FileResult:
+    """Convert PyTorch source text to MindSpore source text. Never executes the code.
+
+    Returns a :class:`~migrate.report.FileResult` with ``.code`` (the converted text) and ``.unsupported``
+    (records with ``line``, ``api`` and ``reason``). A syntax error gives a result whose ``.errors`` names the
+    line and whose ``.code`` is the input unchanged.
+    """
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError as exc:
+        return FileResult(filename, code, errors=[InputError(filename, exc.raw_line, f"syntax error: {exc.message}")])
+    rewriter = Rewriter(load_table())
+    new = module.visit(rewriter)
+    result = FileResult(filename, new.code, api_calls=rewriter.uses, converted=rewriter.converted,
+                        apis=rewriter.apis)
+    if rewriter.records:  # positions cost as much as a parse: only computed when something is reported
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        for api, reason, node in rewriter.records:
+            line = positions[node].start.line if node in positions else 0
+            result.unsupported.append(Unsupported(filename, line, api, reason))
+        result.unsupported.sort(key=lambda u: u.line)
+    return result
+
+
+def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, InputError(display, line, f"not UTF-8 (byte 0x{data[exc.start]:02x})")
+
+
+def convert_file(src: Path, display: str) -> FileResult:
+    text, error = _read(src, display)
+    if error:
+        return FileResult(display, "", errors=[error])
+    return convert_source(text, display)
+
+
+def _convert_job(job):
+    src, display = job
+    return convert_file(Path(src), display)
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write via a temp file in the same directory and rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def plan(src: Path, out: Path | None) -> list[tuple[Path, Path | None, str]]:
+    """(source, destination, display name) for each Python file; other files of a directory are copied."""
+    if src.is_file():
+        if out is None:
+            dest = None
+        elif out.suffix == ".py":
+            dest = out
+        else:
+            dest = out / src.name
+        return [(src, dest, str(src))]
+    files = sorted(p for p in src.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(src).parts))
+    return [(p, (out / p.relative_to(src)) if out else None, str(p)) for p in files]
+
+
+def check_destination(src: Path, out: Path | None) -> None:
+    """Refuse to write into the source tree: the user's files are never modified."""
+    if out is None:
+        return
+    s, o = src.resolve(), out.resolve()
+    if s.is_file():
+        if (o if o.suffix == ".py" else o / s.name) == s:
+            raise ValueError(f"{out}: output would overwrite the source file {src}")
+    elif o == s or s in o.parents:
+        raise ValueError(f"{out}: output directory is inside the source tree {src}")
+
+
+def convert_path(src, out=None, jobs: int = 1) -> Report:
+    """Convert a file or a directory tree. With ``out``, write the converted files there (a directory source is
+    mirrored, its other files copied); without it, only report. Never writes into ``src``."""
+    src, out = Path(src), Path(out) if out is not None else None
+    check_destination(src, out)
+    items = plan(src, out)
+    jobs_in = [(str(s), d) for s, _, d in items]
+    if jobs > 1 and len(items) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))))
+    else:
+        results = [_convert_job(j) for j in jobs_in]
+    report = Report(results)
+    if out is not None:
+        for (s, dest, _), result in zip(items, results):
+            if result.errors and not result.code:
+                continue  # undecodable: nothing sensible to write
+            write_atomic(dest, result.code)
+        if src.is_dir():
+            for p in sorted(src.rglob("*")):
+                rel = p.relative_to(src)
+                if p.is_file() and p.suffix != ".py" and not any(part.startswith(".") or part == "__pycache__"
+                                                                   for part in rel.parts):
+                    (out / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(p, out / rel)
+    return report

@@ -1,0 +1,194 @@
+"""Named Python rules for what the mapping tables cannot say as data.
+
+A rule receives the bound :class:`migrate.rewrite.calls.Call` after ``fill`` and before ``transform``; it edits
+``call.bound`` (name -> expression), sets ``call.replacement`` to produce the whole result, or raises
+``Unsupported`` with the reason. Keep each rule small and say which torch semantics it preserves.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..rewrite.calls import Unsupported, code
+
+
+def _literal(call, name):
+    try:
+        return ast.literal_eval(code(call.bound[name]))
+    except (ValueError, SyntaxError):
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def conv_padding(call) -> None:
+    """torch ``padding`` (int, (ph, pw), 'same', 'valid') -> MindSpore ``pad_mode`` + ``padding``.
+
+    torch pads (ph, pw) on both sides; MindSpore's Conv2d takes (top, bottom, left, right). 'same' in both
+    frameworks puts an odd extra pad on the bottom/right (checked by a parity test).
+    """
+    if "padding" not in call.bound:
+        call.set("pad_mode", "'pad'")
+        return
+    value = _literal(call, "padding")
+    if value in ("same", "valid"):
+        call.bound.pop("padding")
+        call.set("pad_mode", repr(value))
+        return
+    call.set("pad_mode", "'pad'")
+    if isinstance(value, (tuple, list)):
+        dims = call.entry.torch.rstrip("d")[-1]  # Conv1d / Conv2d / ConvTranspose2d -> '1' / '2'
+        if dims == "2" and len(value) == 2:
+            call.set("padding", repr((value[0], value[0], value[1], value[1])))
+        elif dims == "1" and len(value) == 1:
+            call.set("padding", repr(value[0]))
+        elif dims != "2" or len(value) != 4:
+            raise Unsupported(f"padding={value!r} has no MindSpore form")
+    elif value is _NOT_LITERAL:
+        # a variable: an int passes through unchanged; a tuple would need reordering, which MindSpore refuses
+        # loudly (it never computes something else), so this is safe to emit.
+        pass
+
+
+def pool_padding(call) -> None:
+    """Pooling: torch pads explicitly (default 0) with stride defaulting to kernel_size (filled by the table)."""
+    value = _literal(call, "padding") if "padding" in call.bound else 0
+    if value == 0:
+        call.bound.pop("padding", None)
+        call.set("pad_mode", "'valid'")
+    else:
+        call.set("pad_mode", "'pad'")
+
+
+def batchnorm(call) -> None:
+    """torch momentum m (running = (1-m)·running + m·batch) is MindSpore momentum 1-m; None means a cumulative
+    average, which MindSpore does not have. ``track_running_stats=False`` always uses batch statistics."""
+    if "momentum" in call.bound and _literal(call, "momentum") is None:
+        raise Unsupported("momentum=None (cumulative moving average) has no MindSpore equivalent")
+    if "track_running_stats" in call.bound:
+        value = _literal(call, "track_running_stats")
+        if value is False:
+            call.set("use_batch_statistics", "True")
+        elif value is not True:
+            raise Unsupported("track_running_stats must be a literal True/False to be converted")
+        call.bound.pop("track_running_stats")
+
+
+def layernorm(call) -> None:
+    """``normalized_shape`` may be an int in torch; MindSpore wants a tuple. Affine parameters cannot be
+    switched off in MindSpore's LayerNorm."""
+    value = _literal(call, "normalized_shape")
+    if isinstance(value, int):
+        call.set("normalized_shape", f"({value},)")
+    elif value is _NOT_LITERAL:
+        src = code(call.bound["normalized_shape"])
+        call.set("normalized_shape", f"({src},) if isinstance({src}, int) else tuple({src})")
+    for flag in ("elementwise_affine", "bias"):
+        if flag in call.bound and _literal(call, flag) is not True:
+            raise Unsupported(f"{flag}={code(call.bound[flag])}: MindSpore's LayerNorm always has gamma and beta")
+        call.bound.pop(flag, None)
+    # LayerNorm(begin_norm_axis=-1) normalises the last axis only: normalized_shape of rank k needs -k.
+    rank = len(value) if isinstance(value, (tuple, list)) else 1 if isinstance(value, int) else None
+    if rank is None:
+        raise Unsupported("normalized_shape must be a literal to choose begin_norm_axis")
+    call.set("begin_norm_axis", str(-rank))
+    call.set("begin_params_axis", str(-rank))
+
+
+def dim_or_other(call) -> None:
+    """``torch.max(x, 1)`` reduces over a dim; ``torch.max(x, y)`` is elementwise. Decide from the literal."""
+    if "dim" not in call.bound:
+        return
+    value = _literal(call, "dim")
+    if value is _NOT_LITERAL and "dim" in call.positional:
+        raise Unsupported("cannot tell whether the second argument is a dim or a tensor; write dim= or other=")
+    if not isinstance(value, int) and value is not _NOT_LITERAL:
+        raise Unsupported("dim must be an int")
+
+
+def to_device_or_dtype(call) -> None:
+    """``.to(device)`` / ``.cuda()`` / ``.to(dtype)``: devices are set once with ms.set_context in MindSpore.
+
+    Drops arguments that are clearly devices (strings, ``torch.device(...)``, names containing 'device'), keeps a
+    dtype (``torch.float32`` style, already converted to ``ms.float32``) as ``.astype``.
+    """
+    receiver = code(call.receiver)
+    args = [a.value for a in call.varargs] + list(call.bound.values())
+    dtypes = []
+    for value in args:
+        src = code(value)
+        if src.startswith("ms.") and src[3:] in _DTYPES:
+            dtypes.append(src)
+        elif isinstance(value, (cst_strings())) or "device" in src.lower() or src.startswith("torch.device"):
+            continue
+        elif src in ("True", "False"):  # non_blocking / copy
+            continue
+        else:
+            raise Unsupported(f"cannot tell whether {src} is a device or a dtype")
+    if len(dtypes) > 1:
+        raise Unsupported("several dtypes given")
+    from ..rewrite.calls import expr
+
+    call.replacement = expr(f"{receiver}.astype({dtypes[0]})" if dtypes else receiver)
+
+
+def cst_strings():
+    import libcst as cst
+
+    return (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool_",
+           "complex64", "complex128"}
+
+def size_varargs(call) -> None:
+    """``zeros(2, 3)`` / ``repeat(2, 1)`` take sizes as varargs; MindSpore takes one int or tuple."""
+    import libcst as cst
+
+    from ..rewrite.calls import expr
+
+    if len(call.varargs) > 1:
+        packed = "(" + ", ".join(code(a.value) for a in call.varargs) + ")"
+        call.varargs = [cst.Arg(expr(packed))]
+    elif len(call.varargs) == 1:
+        call.varargs = [call.varargs[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+
+
+def interpolate(call) -> None:
+    """MindSpore's ops.interpolate accepts ``scale_factor`` only with ``recompute_scale_factor=True``, which
+    computes the same output as torch when every factor is integral; other factors are refused, never guessed.
+    torch's bicubic is not MindSpore's (TF-style) bicubic."""
+    mode = _literal(call, "mode") if "mode" in call.bound else "nearest"
+    if mode == "bicubic":
+        raise Unsupported("MindSpore's bicubic resize follows TF and differs from torch")
+    if "scale_factor" not in call.bound or _literal(call, "scale_factor") is None:
+        return
+    factor = _literal(call, "scale_factor")
+    if factor is _NOT_LITERAL:
+        raise Unsupported("scale_factor must be a literal: MindSpore resamples with a recomputed scale, which "
+                          "equals torch's only for integral factors")
+    factors = factor if isinstance(factor, (tuple, list)) else (factor,)
+    if not all(float(f).is_integer() for f in factors):
+        raise Unsupported(f"scale_factor={factor!r} is not integral: MindSpore's recomputed scale differs")
+    call.set("recompute_scale_factor", "True")
+
+
+def ddof(call) -> None:
+    """torch.std/var default to the unbiased estimator (Bessel, ddof=1); MindSpore's ops default to ddof=0."""
+    if "dim" in call.bound and isinstance(_literal(call, "dim"), bool):  # the std(input, unbiased) overload
+        call.bound["unbiased"] = call.bound.pop("dim")
+    if "correction" in call.bound:
+        value = call.bound.pop("correction")
+        call.bound.pop("unbiased", None)
+        call.bound["ddof"] = value
+        return
+    unbiased = _literal(call, "unbiased") if "unbiased" in call.bound else True
+    call.bound.pop("unbiased", None)
+    if isinstance(unbiased, bool):
+        call.set("ddof", "1" if unbiased else "0")
+    else:
+        raise Unsupported("unbiased must be a literal True/False")
+
+
+RULES = {f.__name__: f for f in (conv_padding, pool_padding, batchnorm, layernorm, dim_or_other,
+                                  to_device_or_dtype, size_varargs, interpolate, ddof)}

@@ -1,0 +1,172 @@
+"""Load and validate ``mappings/*.toml`` (see the package docstring for the format)."""
+from __future__ import annotations
+
+import functools
+import os
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KINDS = ("class", "function", "method", "attribute", "dtype")
+MAPPINGS_DIR = Path(os.environ.get("MSMIGRATE_MAPPINGS", Path(__file__).resolve().parents[2] / "mappings"))
+# Files in mappings/ that are not API tables (they have their own loaders).
+NON_API_FILES = {"weights.toml"}
+
+_FIELDS = {
+    "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace",
+}
+
+
+class MappingError(ValueError):
+    """An invalid mapping entry: the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """A whole-call template used when all names in ``when`` are bound (first match wins)."""
+
+    template: str
+    when: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entry:
+    torch: str
+    kind: str
+    ms: str | None = None
+    args: tuple[str, ...] = ()
+    keep_positional: int = 0
+    rename: dict = field(default_factory=dict)
+    fill: dict = field(default_factory=dict)
+    transform: dict = field(default_factory=dict)
+    inject: dict = field(default_factory=dict)
+    drop: tuple[str, ...] = ()
+    unsupported: dict = field(default_factory=dict)
+    allow: dict = field(default_factory=dict)
+    rule: str | None = None
+    forms: tuple[Form, ...] = ()
+    notes: str = ""
+    inplace: str | None = None
+    source: str = ""  # "file.toml: entry name", for error messages
+
+    @property
+    def varargs(self) -> str | None:
+        """The name of the ``*args`` parameter, if the torch signature has one."""
+        for a in self.args:
+            if a.startswith("*"):
+                return a[1:]
+        return None
+
+    @property
+    def method_name(self) -> str:
+        return self.torch.rsplit(".", 1)[-1]
+
+    @property
+    def is_identity(self) -> bool:
+        """A method that MindSpore tensors accept exactly as torch writes it."""
+        return (self.kind == "method" and self.ms == "=" and not self.forms and not self.rule
+                and not (self.rename or self.fill or self.transform or self.inject or self.drop))
+
+
+@dataclass
+class Table:
+    entries: list[Entry]
+
+    def __post_init__(self) -> None:
+        self.by_torch = {e.torch: e for e in self.entries if e.kind != "method"}
+        self.methods = {e.method_name: e for e in self.entries if e.kind == "method"}
+
+    def lookup(self, qualname: str) -> Entry | None:
+        return self.by_torch.get(qualname)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def _placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _entry(raw: dict, where: str) -> Entry:
+    def fail(msg: str) -> MappingError:
+        return MappingError(f"{where}: {msg}")
+
+    unknown = set(raw) - _FIELDS
+    if unknown:
+        raise fail(f"unknown field(s) {sorted(unknown)}")
+    for required in ("torch", "kind"):
+        if required not in raw:
+            raise fail(f"missing '{required}'")
+    if raw["kind"] not in KINDS:
+        raise fail(f"kind must be one of {KINDS}, not {raw['kind']!r}")
+    forms = tuple(
+        Form(template=f["template"], when=tuple(f.get("when", ())), absent=tuple(f.get("absent", ())))
+        for f in raw.get("forms", ())
+    )
+    if not (raw.get("ms") or forms or raw.get("rule") or "*" in raw.get("unsupported", {})):
+        raise fail("needs 'ms', 'forms', 'rule' or unsupported.\"*\" (a known API that cannot be converted)")
+    args = tuple(raw.get("args", ()))
+    names = {a.lstrip("*") for a in args} | {"self", "*"}
+    for table_name in ("rename", "fill", "transform", "unsupported", "allow"):
+        for key in raw.get(table_name, {}):
+            if key not in names:
+                raise fail(f"{table_name}.{key} is not in args {list(args)}")
+    for key in raw.get("drop", ()):
+        if key not in names:
+            raise fail(f"drop '{key}' is not in args {list(args)}")
+    for key, tmpl in raw.get("transform", {}).items():
+        if _placeholders(tmpl) - names:
+            raise fail(f"transform.{key} uses unknown names {_placeholders(tmpl) - names}")
+    for form in forms:
+        bad = _placeholders(form.template) - names
+        if bad:
+            raise fail(f"template {form.template!r} uses unknown names {sorted(bad)}")
+    kp = raw.get("keep_positional", 0)
+    if not isinstance(kp, int) or kp < 0 or kp > len(args):
+        raise fail("keep_positional must be an int between 0 and len(args)")
+    if raw.get("rule"):
+        from . import rules
+
+        if raw["rule"] not in rules.RULES:
+            raise fail(f"unknown rule {raw['rule']!r} (known: {sorted(rules.RULES)})")
+    return Entry(
+        torch=raw["torch"], kind=raw["kind"], ms=raw.get("ms"), args=args, keep_positional=kp,
+        rename=dict(raw.get("rename", {})), fill=dict(raw.get("fill", {})),
+        transform=dict(raw.get("transform", {})), inject=dict(raw.get("inject", {})),
+        drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
+        allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
+        forms=forms, notes=raw.get("notes", ""),
+        inplace=raw.get("inplace"), source=where,
+    )
+
+
+def load_files(paths) -> Table:
+    entries: list[Entry] = []
+    seen: dict[str, str] = {}
+    for path in sorted(Path(p) for p in paths):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise MappingError(f"{path.name}: invalid TOML: {exc}") from None
+        for i, raw in enumerate(data.get("api", [])):
+            where = f"{path.name}: entry {i + 1} ({raw.get('torch', '?')})"
+            entry = _entry(raw, where)
+            key = entry.torch
+            if key in seen:
+                raise MappingError(f"{where}: duplicate of {seen[key]}")
+            seen[key] = where
+            entries.append(entry)
+    return Table(entries)
+
+
+@functools.lru_cache(maxsize=None)
+def load_table(directory: str | None = None) -> Table:
+    """The validated table from every ``*.toml`` in ``directory`` (default: the project's mappings/)."""
+    d = Path(directory) if directory else MAPPINGS_DIR
+    files = [p for p in d.glob("*.toml") if p.name not in NON_API_FILES]
+    if not files:
+        raise MappingError(f"{d}: no mapping files found")
+    return load_files(files)

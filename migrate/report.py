@@ -1,0 +1,84 @@
+"""The conversion report: what was found, converted and left unsupported, as JSON and as terminal text."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Unsupported:
+    file: str
+    line: int
+    api: str
+    reason: str
+
+
+@dataclass
+class InputError:
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class FileResult:
+    """The result of converting one source text (``migrate.convert_source`` returns this)."""
+
+    filename: str
+    code: str
+    api_calls: int = 0
+    converted: int = 0
+    unsupported: list[Unsupported] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    apis: Counter = field(default_factory=Counter)  # converted API -> uses
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.api_calls)
+
+
+@dataclass
+class Report:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def api_calls(self) -> int:
+        return sum(f.api_calls for f in self.files)
+
+    @property
+    def converted(self) -> int:
+        return sum(f.converted for f in self.files)
+
+    @property
+    def unsupported(self) -> list[Unsupported]:
+        return [u for f in self.files for u in f.unsupported]
+
+    @property
+    def errors(self) -> list[InputError]:
+        return [e for f in self.files for e in f.errors]
+
+    @property
+    def conversion_rate(self) -> float:
+        return self.converted / self.api_calls if self.api_calls else 1.0
+
+    def to_json(self) -> dict:
+        return {
+            "files": len(self.files),
+            "api_calls": self.api_calls,
+            "converted": self.converted,
+            "conversion_rate": round(self.conversion_rate, 4),
+            "unsupported": [asdict(u) for u in self.unsupported],
+            "errors": [asdict(e) for e in self.errors],
+            "apis": dict(sum((f.apis for f in self.files), Counter()).most_common()),
+        }
+
+    def summary(self) -> str:
+        lines = [
+            f"files: {len(self.files)}   torch API uses: {self.api_calls}   converted: {self.converted}   "
+            f"unsupported: {len(self.unsupported)}   conversion rate: {self.conversion_rate:.1%}"
+        ]
+        for u in self.unsupported:
+            lines.append(f"  {u.file}:{u.line}: unsupported {u.api}: {u.reason}")
+        for e in self.errors:
+            lines.append(f"  {e.file}:{e.line}: error: {e.message}")
+        return "\n".join(lines)

@@ -1,0 +1,215 @@
+"""Apply one mapping :class:`~migrate.mapping.Entry` to one call (or method call): the table-driven core.
+
+Steps, in order: bind the call's arguments to the torch signature; refuse what the entry marks unsupported;
+fill the torch defaults MindSpore does not share; run the entry's named rule; transform values; drop, rename
+and inject; emit either a template form or a call of the MindSpore target. Argument nodes are reused, so
+comments and line breaks inside the call survive.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import string
+
+import libcst as cst
+
+from ..mapping import Entry
+from .msnames import short_name
+
+_EMPTY = cst.Module(body=[])
+
+
+class Unsupported(Exception):
+    """Raised by the binding steps and rules: the call stays as it was, with this reason."""
+
+
+def code(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+@functools.lru_cache(maxsize=4096)
+def expr(src: str) -> cst.BaseExpression:
+    return cst.parse_expression(src)
+
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString,
+          cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ConcatenatedString, cst.FormattedString)
+
+
+def atom_code(node: cst.BaseExpression) -> str:
+    """Source of ``node``, parenthesised unless it is an atom (safe to splice into any template)."""
+    src = code(node)
+    if isinstance(node, _ATOMS) or (node.lpar and node.rpar):
+        return src
+    return f"({src})"
+
+
+class Call:
+    """A call bound to a torch signature; rules read and edit ``bound`` (name -> expression node)."""
+
+    def __init__(self, node: cst.Call, entry: Entry, receiver: cst.BaseExpression | None = None):
+        self.node, self.entry, self.receiver = node, entry, receiver
+        self.bound: dict[str, cst.BaseExpression] = {}
+        self.positional: set[str] = set()  # names that were passed positionally
+        self.varargs: list[cst.Arg] = []
+        self.origin: dict[str, cst.Arg] = {}  # name -> the original Arg node (for its comma/whitespace)
+        self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
+        self._bind()
+
+    # -- binding -----------------------------------------------------------------------------------
+    def _bind(self) -> None:
+        entry, names = self.entry, list(self.entry.args)
+        star_at = next((i for i, a in enumerate(names) if a.startswith("*")), None)
+        pos_names = names if star_at is None else names[:star_at]
+        i = 0
+        for arg in self.node.args:
+            if arg.star:
+                raise Unsupported(f"cannot map {arg.star}{code(arg.value)} onto the signature")
+            if arg.keyword is None:
+                if i < len(pos_names):
+                    name = pos_names[i]
+                    self.positional.add(name)
+                elif star_at is not None:
+                    self.varargs.append(arg)
+                    i += 1
+                    continue
+                else:
+                    raise Unsupported(f"too many positional arguments (signature: {', '.join(names)})")
+                i += 1
+            else:
+                name = arg.keyword.value
+                if name not in {a.lstrip("*") for a in names} or name == entry.varargs:
+                    raise Unsupported(f"unknown argument '{name}'")
+            if name in self.bound:
+                raise Unsupported(f"argument '{name}' given twice")
+            self.bound[name] = arg.value
+            self.origin[name] = arg
+
+    # -- helpers for rules -------------------------------------------------------------------------
+    def src(self, name: str) -> str | None:
+        return code(self.bound[name]) if name in self.bound else None
+
+    def literal(self, name: str):
+        """The Python value of a literal argument, or raises KeyError/ValueError."""
+        return ast.literal_eval(code(self.bound[name]))
+
+    def set(self, name: str, source: str) -> None:
+        self.bound[name] = expr(source)
+
+    # -- the pipeline --------------------------------------------------------------------------------
+    def convert(self) -> cst.BaseExpression:
+        e = self.entry
+        if "*" in e.unsupported:
+            raise Unsupported(e.unsupported["*"])
+        for name, reason in e.unsupported.items():
+            if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
+                raise Unsupported(f"{name}={code(self.bound[name])}: {reason}")
+        for name, default in e.fill.items():
+            if name not in self.bound:
+                self.bound[name] = expr(self._format(default))
+        if e.rule:
+            from ..mapping import rules
+
+            rules.RULES[e.rule](self)
+            if self.replacement is not None:
+                return self.replacement
+        for name, template in e.transform.items():
+            if name in self.bound:
+                self.bound[name] = _fold(self._format(template))
+        for name in e.drop:
+            self.bound.pop(name, None)
+        for form in e.forms:
+            if all(n in self.bound for n in form.when) and not any(n in self.bound for n in form.absent):
+                return expr(self._format(form.template))
+        if not e.ms:
+            raise Unsupported("no form of this call is supported: " + ", ".join(sorted(self.bound)))
+        return self._emit()
+
+    def _format(self, template: str) -> str:
+        values = {n: atom_code(v) for n, v in self.bound.items()}
+        if self.receiver is not None:
+            values["self"] = atom_code(self.receiver)
+        values["*"] = ", ".join(code(a.value) for a in self.varargs)
+        try:
+            return string.Formatter().vformat(template, (), values)
+        except KeyError as exc:  # a template names an argument the call does not give
+            raise Unsupported(f"needs argument {exc.args[0]}") from None
+
+    def _emit(self) -> cst.Call:
+        e = self.entry
+        target = self.entry.ms
+        if e.kind == "method":
+            func = self.node.func.with_changes(attr=cst.Name(target)) if target != "=" else self.node.func
+        else:
+            func = expr(short_name(target))
+        keep = set(e.args[: e.keep_positional])
+        out: list[cst.Arg] = []
+        varargs_done = False
+        for arg in self.node.args:  # original order, original formatting
+            name = next((n for n, a in self.origin.items() if a is arg), None)
+            if name is None:  # a vararg (a rule may have repacked them)
+                if not varargs_done:
+                    out.extend(self.varargs)
+                    varargs_done = True
+                continue
+            if name not in self.bound:  # dropped
+                continue
+            value = self.bound[name]
+            if name in self.positional and name in keep and all(
+                isinstance(o, cst.Arg) and o.keyword is None for o in out
+            ):
+                out.append(arg.with_changes(value=value))
+            else:
+                out.append(_keyword_arg(arg, e.rename.get(name, name), value))
+        for name, value in self.bound.items():  # filled by `fill` or by a rule
+            if name not in self.origin:
+                out.append(cst.Arg(keyword=cst.Name(e.rename.get(name, name)), value=value,
+                                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        for name, source in e.inject.items():
+            if not any(a.keyword is not None and a.keyword.value == name for a in out):
+                out.append(cst.Arg(keyword=cst.Name(name), value=expr(self._format(source)),
+                                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        return self.node.with_changes(func=func, args=_commas(self.node.args, out))
+
+
+def _keyword_arg(arg: cst.Arg, name: str, value: cst.BaseExpression) -> cst.Arg:
+    if arg.keyword is not None:
+        return arg.with_changes(keyword=cst.Name(name), value=value)
+    return arg.with_changes(keyword=cst.Name(name), value=value,
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+def _commas(original: tuple[cst.Arg, ...], out: list[cst.Arg]) -> list[cst.Arg]:
+    """Give new arguments the separators the call already uses; keep the original last separator last."""
+    if not out:
+        return out
+    last_comma = original[-1].comma if original else cst.MaybeSentinel.DEFAULT
+    sep = original[-2].comma if len(original) >= 2 else cst.MaybeSentinel.DEFAULT
+    if isinstance(last_comma, cst.Comma) and not isinstance(sep, cst.Comma):
+        sep = last_comma  # single-argument call with a trailing comma
+    fixed = []
+    for i, arg in enumerate(out):
+        if i == len(out) - 1:
+            fixed.append(arg.with_changes(comma=last_comma))
+        elif arg in original and arg is not original[-1]:
+            fixed.append(arg)
+        else:
+            fixed.append(arg.with_changes(comma=sep))
+    return fixed
+
+
+_NUMBER_EXPR = re.compile(r"^[\d\s.+\-*/()eE]+$")
+
+
+def _fold(source: str) -> cst.BaseExpression:
+    """Constant-fold purely numeric transforms (``1 - 0.1`` -> ``0.9``) so the output reads like a hand port."""
+    if _NUMBER_EXPR.match(source):
+        try:
+            value = eval(compile(ast.parse(source, mode="eval"), "<fold>", "eval"), {"__builtins__": {}})
+        except Exception:
+            return expr(source)
+        if isinstance(value, float):
+            return expr(repr(round(value, 12)))
+        return expr(repr(value))
+    return expr(source)
