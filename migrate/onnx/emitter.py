@@ -60,6 +60,7 @@ class Context:
         self.taken: set[str] = set(_RESERVED) | set(dir(builtins))  # local variable names
         self.attrs_taken: set[str] = set(_RESERVED)  # self.<attr> names
         self.const_attrs: dict[str, str] = {}
+        self.stateless: dict[tuple, str] = {}  # (path, ctor) -> attr, to reuse e.g. one nn.MaxPool2d
 
     # ---- names
     def fresh(self, base: str, attr: bool = False) -> str:
@@ -142,9 +143,17 @@ class Context:
         self.bind(node.outputs[0], self.x(source))
 
     def layer(self, node: Node, path: str, ctor: str, params: dict[str, np.ndarray]) -> str:
-        """Create ``self.<path> = ctor`` with its parameters; return the attribute name."""
+        """Create ``self.<path> = ctor`` with its parameters; return the attribute name.
+
+        A layer without parameters used twice under the same module path (``self.pool`` called
+        on two tensors in torch) is created once and reused.
+        """
+        if not any(v is not None for v in params.values()) and (path, ctor) in self.stateless:
+            return self.stateless[(path, ctor)]
         attr = self.fresh(path.replace(".", "_") if path else snake(node.op), attr=True)
         self.init_lines.append(f"self.{attr} = {ctor}")
+        if not any(v is not None for v in params.values()):
+            self.stateless[(path, ctor)] = attr
         for pname, value in params.items():
             if value is not None:
                 self.params[f"{attr}.{pname}"] = np.asarray(value)

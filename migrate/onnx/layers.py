@@ -49,10 +49,15 @@ def conv_transpose(ctx: Context, node: Node) -> None:
         raise NotConvertible("output_shape attribute")
     kernel, stride, pads, dilation = _spatial(node, ctx)
     group = node.attr("group", 1)
-    out_pad = tuple(node.attr("output_padding", [0, 0]))
+    # MindSpore 2.10 zero-fills the output_padding rows instead of computing them (measured), so
+    # the extra rows are obtained by trimming less: end padding p - output_padding.
+    out_pad = node.attr("output_padding", [0, 0])
+    pads = (pads[0], pads[1], pads[2] - out_pad[0], pads[3] - out_pad[1])
+    if min(pads) < 0:
+        raise NotConvertible("output_padding larger than padding")
     ctor = (f"nn.Conv2dTranspose({weight.shape[0]}, {weight.shape[1] * group}, kernel_size={kernel}, "
-            f"stride={stride}, pad_mode='pad', padding={_ms_pad(pads)}, output_padding={out_pad}, "
-            f"dilation={dilation}, group={group}, has_bias={bias is not None})")
+            f"stride={stride}, pad_mode='pad', padding={_ms_pad(pads)}, dilation={dilation}, "
+            f"group={group}, has_bias={bias is not None})")
     attr = ctx.layer(node, _path(ctx, node), ctor, {"weight": weight, "bias": bias})
     ctx.call_layer(node, attr, ctx.x(node.inputs[0]))
 
