@@ -29,12 +29,18 @@ def add_arguments(p) -> None:
     p.add_argument("--report", metavar="FILE.json", help="write the conversion report as JSON")
     p.add_argument("--diff", action="store_true", help="print a unified diff of each converted file")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="convert with N processes (default 1)")
+    from ..onnx import cli as onnx_cli  # graph route: SRC.onnx or --via-onnx TORCH_FILE:NAME
+
+    onnx_cli.add_arguments(p)
 
 
 def run(args) -> int:
+    from ..onnx import cli as onnx_cli
+
+    if onnx_cli.wants_graph_route(args):  # SRC.onnx or --via-onnx: the graph route
+        return onnx_cli.run(args)
     from ..api import convert_path, write_atomic
     from ..mapping import MappingError
-
     src = Path(args.src)
     if not src.exists():
         print(f"msmigrate: {src}: no such file or directory", file=sys.stderr)

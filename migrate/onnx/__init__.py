@@ -6,10 +6,19 @@
 
 Pipeline: graph.load_graph (shape inference + constant folding) -> patterns.fuse (Linear, GroupNorm,
 GELU) -> codegen.generate (op table: layers.LAYERS + tensor_ops.FUNCTIONAL) -> files written atomically.
+Names are imported lazily so that ``migrate.onnx.cli`` (used by ``msmigrate convert --help``) does
+not pull in onnx.
 """
-from .api import class_name_for, convert_onnx
-from .export import export_torch
-from .graph import OnnxInputError
-from .report import OnnxReport
+import importlib
 
-__all__ = ["convert_onnx", "export_torch", "OnnxReport", "OnnxInputError", "class_name_for"]
+_EXPORTS = {
+    "convert_onnx": "api", "class_name_for": "api", "export_torch": "export",
+    "OnnxInputError": "graph", "OnnxReport": "report",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

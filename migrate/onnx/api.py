@@ -31,6 +31,14 @@ def _atomic_write(path: str, write) -> None:
             os.unlink(tmp)
 
 
+def write_text_atomic(path: str, text: str) -> None:
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    _atomic_write(path, write)
+
+
 def _save_checkpoint(params: dict, path: str) -> None:
     import mindspore as ms
 
@@ -68,11 +76,7 @@ def convert_onnx(onnx_path: str, out_dir: str, class_name: str | None = None) ->
     params = params_for_checkpoint(ctx)
     _save_checkpoint(params, ckpt_path)
 
-    def write_code(tmp):
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(code)
-
-    _atomic_write(code_path, write_code)
+    write_text_atomic(code_path, code)
     return OnnxReport(source=onnx_path, code_path=code_path, checkpoint_path=ckpt_path,
                       class_name=class_name, opset=graph.opset, ops_seen=dict(seen),
                       ops_converted=dict(converted), ops_folded=sum(seen.values()) - live_before,

@@ -112,7 +112,6 @@ def test_resnet_matches_torch(roundtrip):
     assert "Shape" not in code and "Gather" not in code  # shape arithmetic resolved
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("opset", [None, 17])
 def test_transformer_matches_torch(roundtrip, opset):
     model = TinyTransformer()
