@@ -1,0 +1,208 @@
+"""`msmigrate parity`: does the MindSpore port compute what the torch model computes, layer by layer?"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+HELP = "run torch and MindSpore side by side and name the first layer where they part"
+DESCRIPTION = """\
+Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every
+layer's output (forward), every parameter gradient and every layer's output/input gradient
+(backward), and optionally N optimizer steps (losses, parameters, BatchNorm running statistics).
+The first divergent layer is named; a table is printed, and --report DIR writes parity.json and a
+self-contained parity.html.
+
+  msmigrate parity model.py:UNet --args '{"channels": 3}' --input 2,3,64,64
+  msmigrate parity model.py:UNet --ms ms_model.py:UNet --data batch.npz \\
+      --loss losses.py:BCEDice --ms-loss ms_losses.py:BCEDice --steps 3 --optimizer adam --lr 1e-3
+
+NAME is a class or a factory function; --args (JSON) are its keyword arguments, used on both
+sides. Without --ms the MindSpore model is converted on the fly from TORCH_FILE (msmigrate
+convert, written to a temporary directory); likewise the loss without --ms-loss. Weights are the
+torch model's (or --weights FILE: .pt/.pth state_dict or .ckpt), copied to MindSpore by the
+weights converter. Both sides run in train mode with dropout disabled (BatchNorm uses batch
+statistics); without --loss the loss is the sum of the outputs.
+
+Inputs: --input SHAPE[:DTYPE] (repeat for several positional inputs; random normal floats, ints
+in [0, 10)), or --data FILE.npz with `input` (or input0, input1, ...) and optionally `target`.
+With --loss and no target, a uniform [0, 1) target of the output's shape is drawn.
+
+WARNING: this command IMPORTS AND RUNS the Python files you name (model, loss, and the converted
+code). Only run it on code you trust.
+
+Exit codes: 0 parity holds; 1 a divergence was found (or the MindSpore side raised);
+2 usage or input error (missing file or class, bad --input/--args, weights that do not fit, the
+torch model itself failing)."""
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("model", metavar="TORCH_FILE:NAME", help="torch model class or factory")
+    parser.add_argument("--ms", metavar="MS_FILE:NAME", help="MindSpore port (default: convert TORCH_FILE now)")
+    parser.add_argument("--args", metavar="JSON", help="keyword arguments for NAME on both sides")
+    parser.add_argument("--input", action="append", metavar="SHAPE[:DTYPE]", default=[],
+                        help="random input, e.g. 2,3,64,64 or 4,16:int64 (repeatable)")
+    parser.add_argument("--data", metavar="FILE.npz", help="real arrays: input (or input0..), optional target")
+    parser.add_argument("--loss", metavar="TORCH_FILE:NAME", help="torch loss, called loss(output, target)")
+    parser.add_argument("--ms-loss", metavar="MS_FILE:NAME", help="MindSpore loss (default: convert --loss's file)")
+    parser.add_argument("--weights", metavar="FILE", help="start from these weights (.pt/.pth or .ckpt)")
+    parser.add_argument("--steps", type=int, default=0, metavar="N", help="optimizer steps to compare (default 0)")
+    parser.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"], help="for --steps (default sgd)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="learning rate for --steps (default 1e-3)")
+    parser.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance (default 1e-4)")
+    parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
+    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html")
+    parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
+
+
+class UsageError(ValueError):
+    pass
+
+
+def run(args) -> int:
+    from migrate.parity.loading import LoadError, parse_args_json
+    from migrate.parity.runner import ParityError
+    from migrate.weights import WeightsError
+
+    try:
+        report = _run(args, parse_args_json(args.args))
+    except (UsageError, LoadError, ParityError, WeightsError) as exc:
+        print(f"msmigrate parity: error: {exc}", file=sys.stderr)
+        return 2
+    print(report.table(color=False if args.no_color else None))
+    if args.report:
+        paths = report.write(args.report)
+        print(f"report: {paths['json']}, {paths['html']}")
+    return 0 if report.passed else 1
+
+
+def _run(args, kwargs):
+    import numpy as np
+    import torch
+
+    from migrate.parity.loading import import_file, load_object, split_spec
+    from migrate.parity.runner import compare
+
+    if args.steps < 0:
+        raise UsageError("--steps must be >= 0")
+    if not args.input and not args.data:
+        raise UsageError("give --input SHAPE[:DTYPE] or --data FILE.npz")
+    if args.ms_loss and not args.loss:
+        raise UsageError("--ms-loss needs --loss (the torch loss it is compared with)")
+    torch.manual_seed(args.seed)
+    torch_model = load_object(args.model, kwargs)
+    if not isinstance(torch_model, torch.nn.Module):
+        raise UsageError(f"{args.model} gives a {type(torch_model).__name__}, not a torch.nn.Module")
+    with tempfile.TemporaryDirectory(prefix="msmigrate-parity-") as tmp:
+        ms_model = _ms_side(args.ms, args.model, kwargs, tmp, "model")
+        loss = load_object(args.loss) if args.loss else None
+        ms_loss = _ms_side(args.ms_loss, args.loss, {}, tmp, "loss") if args.loss else None
+    inputs, target, batches, targets = _inputs(args, torch_model, loss, np)
+    weights = _weights(args.weights, torch_model) if args.weights else None
+    return compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss, steps=args.steps,
+                   optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol, weights=weights,
+                   step_inputs=batches, step_targets=targets)
+
+
+def _ms_side(ms_spec, torch_spec, kwargs, tmp, what):
+    """Load the MindSpore object: from --ms/--ms-loss, or by converting the torch file now."""
+    import mindspore as ms
+
+    from migrate.parity.loading import import_file, load_object, split_spec
+
+    if ms_spec:
+        obj = load_object(ms_spec, kwargs)
+    else:
+        from migrate import convert_source
+
+        path, name = split_spec(torch_spec)
+        if not os.path.isfile(path):
+            raise UsageError(f"{path}: no such file")
+        try:
+            with open(path, encoding="utf-8") as fh:
+                source = fh.read()
+        except UnicodeDecodeError:
+            raise UsageError(f"{path}: not UTF-8 text") from None
+        result = convert_source(source, filename=path)
+        if getattr(result, "errors", None):
+            raise UsageError(f"{path}: cannot convert: {result.errors[0]}")
+        for u in getattr(result, "unsupported", []):
+            print(f"{path}:{u.line}: warning: unsupported {u.api}: {u.reason}", file=sys.stderr)
+        sub = os.path.join(tmp, what)
+        os.makedirs(sub, exist_ok=True)
+        out = os.path.join(sub, os.path.basename(path))
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(result.code)
+        module = import_file(out)
+        obj = load_object(f"{out}:{name}", kwargs, module=module)
+    if not isinstance(obj, ms.nn.Cell):
+        raise UsageError(f"{ms_spec or torch_spec} (MindSpore side) gives a {type(obj).__name__}, not a mindspore.nn.Cell")
+    return obj
+
+
+def _parse_input(spec: str, np):
+    shape_text, _, dtype = spec.partition(":")
+    try:
+        shape = tuple(int(d) for d in shape_text.replace("x", ",").split(",") if d.strip())
+        dtype = np.dtype(dtype or "float32")
+    except (ValueError, TypeError):
+        raise UsageError(f"--input {spec!r}: expected SHAPE[:DTYPE] such as 2,3,64,64 or 4,16:int64") from None
+    if not shape or any(d <= 0 for d in shape):
+        raise UsageError(f"--input {spec!r}: every dimension must be a positive integer")
+    return shape, dtype
+
+
+def _random(shape, dtype, rng, np):
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 10, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _inputs(args, torch_model, loss, np):
+    """-> (inputs, target, per-step inputs, per-step targets)."""
+    rng = np.random.default_rng(args.seed)
+    if args.data:
+        if not os.path.isfile(args.data):
+            raise UsageError(f"{args.data}: no such file")
+        try:
+            data = dict(np.load(args.data, allow_pickle=False))
+        except Exception as exc:  # noqa: BLE001
+            raise UsageError(f"{args.data}: not a readable .npz ({type(exc).__name__}: {exc})") from None
+        keys = ["input"] if "input" in data else sorted(k for k in data if k.startswith("input"))
+        if not keys:
+            raise UsageError(f"{args.data}: no array named 'input' (or input0, input1, ...); has {sorted(data)}")
+        inputs = [data[k] for k in keys]
+        target = data.get("target")
+        if loss is not None and target is None:
+            target = _target_like(torch_model, inputs, rng, np)
+        return inputs, target, [inputs], [target]
+    specs = [_parse_input(s, np) for s in args.input]
+    batches = [[_random(s, d, rng, np) for s, d in specs] for _ in range(max(1, args.steps))]
+    targets = [None] * len(batches)
+    if loss is not None:
+        targets = [_target_like(torch_model, batches[0], rng, np) for _ in batches]
+    return batches[0], targets[0], batches, targets
+
+
+def _target_like(torch_model, inputs, rng, np):
+    import copy
+
+    import torch
+
+    probe = copy.deepcopy(torch_model).eval()
+    try:
+        with torch.no_grad():
+            out = probe(*[torch.from_numpy(np.array(x)) for x in inputs])
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"the torch model raised {type(exc).__name__} on the given input: {exc}") from None
+    first = out if torch.is_tensor(out) else out[0]
+    return rng.random(tuple(first.shape)).astype(np.float32)
+
+
+def _weights(path, torch_model):
+    from migrate.weights import load_ms_checkpoint, load_torch_state_dict, ms_arrays_to_state_dict
+
+    if path.endswith(".ckpt"):
+        return ms_arrays_to_state_dict(load_ms_checkpoint(path), torch_model)[0]
+    return load_torch_state_dict(path)

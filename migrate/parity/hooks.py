@@ -1,0 +1,153 @@
+"""Record what every layer does, on both sides, keyed by module path.
+
+A layer called several times gets keys ``path``, ``path#2``, ... in call order; the root module is
+``(root)``. torch is run first and its tensors are kept (``TorchRecorder``); the MindSpore run then
+compares each layer as soon as it has run (``MsRecorder`` calls back with numpy arrays), so only
+one side's activations are held in memory at any time.
+
+torch: forward pre-hooks and forward hooks; gradients with tensor hooks (``register_hook``) on each
+layer's outputs and on a fresh ``view_as`` of each input, so that a layer's input gradient is the
+part that flowed through that layer only.
+MindSpore: each cell's ``construct`` is wrapped (forward hooks do not fire for a cell that defines
+``bprop``), the outputs are synchronised with ``asnumpy()`` right there so that a failing op is
+blamed on the cell that ran it, and ``register_backward_hook`` gives the gradients at each cell's
+outputs and inputs.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+ROOT = "(root)"
+
+
+def flatten(value) -> list:
+    """Tensors of a (nested) tuple / list / dict output, in order."""
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in flatten(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in flatten(v)]
+    return [value] if hasattr(value, "shape") and hasattr(value, "dtype") else []
+
+
+class _Keys:
+    def __init__(self):
+        self.calls = defaultdict(int)
+
+    def next(self, path: str) -> str:
+        self.calls[path] += 1
+        n = self.calls[path]
+        return path if n == 1 else f"{path}#{n}"
+
+
+class TorchRecorder:
+    """Hooks every submodule of a torch model; ``records`` maps key -> (path, type, outputs)."""
+
+    def __init__(self, model, grads: bool = True):
+        self.records: dict = {}
+        self.out_grads: dict = defaultdict(dict)
+        self.in_grads: dict = defaultdict(dict)
+        self.stack: list = []
+        self.handles: list = []
+        self.keys = _Keys()
+        self.grads = grads
+        for path, module in model.named_modules():
+            path = path or ROOT
+            self.handles.append(module.register_forward_pre_hook(self._pre(path)))
+            self.handles.append(module.register_forward_hook(self._post(path)))
+
+    def _pre(self, path):
+        def hook(module, inputs):
+            key = self.keys.next(path)
+            self.stack.append(key)
+            if not self.grads:
+                return None
+            new, changed = [], False
+            for i, x in enumerate(inputs):
+                if hasattr(x, "requires_grad") and x.requires_grad and x.is_floating_point():
+                    x = x.view_as(x)
+                    x.register_hook(self._grad_hook(self.in_grads, key, i))
+                    changed = True
+                new.append(x)
+            return tuple(new) if changed else None
+        return hook
+
+    def _post(self, path):
+        def hook(module, inputs, output):
+            key = self.stack.pop()
+            outs = flatten(output)
+            self.records[key] = (path, type(module).__name__, [o.detach() for o in outs])
+            if self.grads:
+                for i, o in enumerate(outs):
+                    if o.requires_grad:
+                        o.register_hook(self._grad_hook(self.out_grads, key, i))
+        return hook
+
+    @staticmethod
+    def _grad_hook(store, key, i):
+        def hook(grad):
+            store[key][i] = grad.detach()
+        return hook
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+
+
+class MsRecorder:
+    """Wraps every cell of a MindSpore network; calls ``on_forward(key, path, type, arrays)`` after
+    each cell and ``on_grad(kind, key, path, arrays)`` ('out' / 'in') from backward hooks."""
+
+    def __init__(self, net, on_forward, on_grad=None):
+        self.stack: list = []
+        self.keys = _Keys()
+        self.bwd_calls: dict = defaultdict(int)
+        self.wrapped: list = []
+        self.handles: list = []
+        self.on_forward, self.on_grad = on_forward, on_grad
+        for path, cell in net.cells_and_names():
+            path = path or ROOT
+            orig = cell.construct
+            cell.construct = self._wrap(cell, path, orig)
+            self.wrapped.append(cell)
+            if on_grad is not None:
+                try:
+                    self.handles.append(cell.register_backward_hook(self._bwd(path)))
+                except Exception:  # noqa: BLE001 - a cell that refuses hooks is just not recorded
+                    pass
+
+    def _wrap(self, cell, path, orig):
+        def construct(*args, **kwargs):
+            key = self.keys.next(path)
+            self.stack.append(key)
+            out = orig(*args, **kwargs)
+            arrays = [o.asnumpy() for o in flatten(out)]  # synchronise: errors surface here
+            self.stack.pop()
+            self.on_forward(key, path, type(cell).__name__, arrays)
+            return out
+        return construct
+
+    def _bwd(self, path):
+        def hook(cell, grad_input, grad_output):
+            # backward runs in reverse: the k-th backward call of a path is its (n-k+1)-th forward call
+            self.bwd_calls[path] += 1
+            n = self.keys.calls[path] - self.bwd_calls[path] + 1
+            key = path if n <= 1 else f"{path}#{n}"
+            for kind, grads in (("out", grad_output), ("in", grad_input)):
+                items = grads if isinstance(grads, (tuple, list)) else [grads]
+                arrays = {i: g.asnumpy() for i, g in enumerate(items) if hasattr(g, "asnumpy")}
+                self.on_grad(kind, key, path, arrays)
+            return None
+        return hook
+
+    def remove(self):
+        for cell in self.wrapped:
+            if "construct" in cell.__dict__:
+                del cell.construct
+        self.wrapped.clear()
+        for h in self.handles:
+            try:
+                h.remove()
+            except Exception:  # noqa: BLE001
+                pass
+        self.handles.clear()

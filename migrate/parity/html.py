@@ -1,0 +1,238 @@
+"""parity.html: one self-contained page (inline CSS and SVG, no scripts, no external resources)."""
+from __future__ import annotations
+
+import html
+import math
+
+_CSS = """
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1150px}
+h1{font-size:22px;margin:0 0 8px} h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid #ddd}
+.verdict{padding:10px 14px;border-radius:6px;font-weight:600;margin:10px 0}
+.ok{background:#e6f4ea;color:#185c2b}.bad{background:#fce8e6;color:#8a1c12}
+table{border-collapse:collapse;width:100%;font-size:12.5px}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th{background:#f6f6f6;position:sticky;top:0} td.l,th.l{text-align:left}
+tr.fail td{background:#fff4f2;color:#8a1c12} tr.first td{background:#f9d3cd;font-weight:700}
+.muted{color:#777} .kv td{text-align:left;border:none;padding:1px 10px 1px 0}
+svg text{font:11px system-ui,sans-serif}
+"""
+
+
+def render_html(report) -> str:
+    d = report.to_dict()
+    fd = d["first_divergence"]
+    verdict = ("ok", report.summary()) if d["passed"] else ("bad", report.summary())
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>msmigrate parity</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>msmigrate parity: torch vs MindSpore</h1>",
+        f"<div class='verdict {verdict[0]}'>{_e(verdict[1])}</div>",
+        _settings(d),
+        "<h2>Per-layer error (forward outputs and output gradients)</h2>",
+        _plot(d),
+        _table_layers(d, fd.get("forward")),
+        _table_grads(d),
+        _table_layer_grads(d, fd.get("backward")),
+        _table_steps(d, fd.get("step")),
+        _unmatched(d),
+        "</body></html>",
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+def _e(x) -> str:
+    return html.escape(str(x))
+
+
+def _n(v, digits=3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return _e(v)
+    return f"{v:.{digits}e}" if (v != 0 and (abs(v) < 1e-2 or abs(v) >= 1e4)) else f"{v:.{digits + 2}g}"
+
+
+def _settings(d) -> str:
+    t, s = d["tolerances"], d["settings"]
+    rows = [("tolerance", f"|torch − ms| ≤ {t['atol']:g} + {t['rtol']:g}·|torch| for every element"),
+            ("mode", s.get("mode")), ("loss", s.get("loss")),
+            ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),
+            ("inputs", ", ".join(f"{'x'.join(map(str, i['shape']))} {i['dtype']}" for i in s.get("inputs", []))),
+            ("steps", f"{s.get('steps')} ({s.get('optimizer')}, lr={s.get('lr')})" if s.get("steps") else "none")]
+    fd = d["first_divergence"]
+    rows += [("first divergence", f"forward: {fd['forward'] or '—'}; backward: {fd['backward'] or '—'}"
+              f" (first parameter: {fd['backward_param'] or '—'}); step: "
+              f"{fd['step'] or '—'}" + (f" ({fd['step_detail']})" if fd.get("step_detail") else ""))]
+    nf = d["first_nonfinite"]
+    if nf["torch"] or nf["ms"]:
+        rows.append(("NaN/Inf first at", f"torch: {nf['torch'] or '—'}; MindSpore: {nf['ms'] or '—'}"))
+    if d.get("error"):
+        rows.append(("MindSpore error", d["error"]))
+    for note in d.get("determinism", []):
+        rows.append(("note", note))
+    return "<table class='kv'>" + "".join(f"<tr><td class='muted'>{_e(k)}</td><td>{_e(v)}</td></tr>"
+                                         for k, v in rows) + "</table>"
+
+
+def _plot(d) -> str:
+    layers = d["layers"]
+    if not layers:
+        return "<p class='muted'>no layers compared</p>"
+    grads = {}
+    for g in d["layer_grads"]:
+        if g["kind"] == "out" and isinstance(g.get("max_abs"), (int, float)):
+            grads[g["name"]] = max(grads.get(g["name"], 0.0), g["max_abs"])
+    W, H, L, R, T, B = 1100, 300, 60, 20, 20, 60
+    n = len(layers)
+
+    def val(v):
+        if isinstance(v, str):  # inf / nan written as text
+            return 1e6
+        return None if v is None else max(float(v), 1e-12)
+
+    vals = [val(r["max_abs"]) for r in layers] + [val(v) for v in grads.values()] + [d["tolerances"]["atol"]]
+    vals = [v for v in vals if v is not None]
+    lo = math.floor(math.log10(min(vals))) if vals else -12
+    hi = math.ceil(math.log10(max(vals))) if vals else 0
+    hi = max(hi, lo + 1)
+
+    def x(i):
+        return L + (W - L - R) * (i + 0.5) / n
+
+    def y(v):
+        return T + (H - T - B) * (hi - math.log10(v)) / (hi - lo)
+
+    out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{W}' height='{H}' viewBox='0 0 {W} {H}' "
+           "role='img' aria-label='per-layer max abs error'>",
+           f"<rect x='{L}' y='{T}' width='{W - L - R}' height='{H - T - B}' fill='#fafafa' stroke='#ccc'/>"]
+    for e in range(lo, hi + 1):
+        yy = y(10.0 ** e)
+        out.append(f"<line x1='{L}' x2='{W - R}' y1='{yy:.1f}' y2='{yy:.1f}' stroke='#e3e3e3'/>"
+                   f"<text x='{L - 6}' y='{yy + 4:.1f}' text-anchor='end'>1e{e}</text>")
+    ty = y(d["tolerances"]["atol"])
+    out.append(f"<line x1='{L}' x2='{W - R}' y1='{ty:.1f}' y2='{ty:.1f}' stroke='#e69500' stroke-dasharray='5,4'/>"
+               f"<text x='{W - R - 4}' y='{ty - 4:.1f}' text-anchor='end' fill='#b07000'>atol</text>")
+    first = d["first_divergence"]["forward"]
+    for i, r in enumerate(layers):
+        if r["name"] == first:
+            out.append(f"<line x1='{x(i):.1f}' x2='{x(i):.1f}' y1='{T}' y2='{H - B}' stroke='#c5221f' "
+                       f"stroke-width='1.5'/><text x='{x(i) + 4:.1f}' y='{T + 12}' fill='#c5221f'>"
+                       f"first divergence: {_e(first)}</text>")
+    fwd_pts, grad_pts = [], []
+    for i, r in enumerate(layers):
+        v = val(r["max_abs"])
+        if v is not None:
+            fwd_pts.append((x(i), y(v), r["passed"], r["name"], v))
+        if r["name"] in grads:
+            grad_pts.append((x(i), y(val(grads[r["name"]])), r["name"], grads[r["name"]]))
+    if len(fwd_pts) > 1:
+        out.append("<polyline fill='none' stroke='#1a73e8' stroke-width='1.2' points='"
+                   + " ".join(f"{px:.1f},{py:.1f}" for px, py, *_ in fwd_pts) + "'/>")
+    if len(grad_pts) > 1:
+        out.append("<polyline fill='none' stroke='#8e44ad' stroke-width='1' stroke-dasharray='3,2' points='"
+                   + " ".join(f"{px:.1f},{py:.1f}" for px, py, *_ in grad_pts) + "'/>")
+    for px, py, ok, name, v in fwd_pts:
+        out.append(f"<circle cx='{px:.1f}' cy='{py:.1f}' r='{3 if ok else 4.5}' fill='{'#1a73e8' if ok else '#c5221f'}'>"
+                   f"<title>{_e(name)}: max_abs {v:.3g}</title></circle>")
+    for px, py, name, v in grad_pts:
+        out.append(f"<rect x='{px - 2:.1f}' y='{py - 2:.1f}' width='4' height='4' fill='#8e44ad'>"
+                   f"<title>{_e(name)}: output-gradient max_abs {v:.3g}</title></rect>")
+    step = max(1, n // 40)
+    for i in range(0, n, step):
+        out.append(f"<text transform='translate({x(i):.1f},{H - B + 8}) rotate(40)' fill='#555'>"
+                   f"{_e(_short(layers[i]['name']))}</text>")
+    out.append(f"<text x='14' y='{T + (H - T - B) / 2:.0f}' transform='rotate(-90 14 {T + (H - T - B) / 2:.0f})' "
+               "text-anchor='middle'>max |torch − ms|</text>")
+    lx = L + 10
+    out.append(f"<circle cx='{lx}' cy='{H - 8}' r='3' fill='#1a73e8'/><text x='{lx + 8}' y='{H - 4}'>forward output"
+               f"</text><rect x='{lx + 110}' y='{H - 10}' width='4' height='4' fill='#8e44ad'/><text x='{lx + 120}' "
+               f"y='{H - 4}'>output gradient</text><circle cx='{lx + 230}' cy='{H - 8}' r='4' fill='#c5221f'/>"
+               f"<text x='{lx + 238}' y='{H - 4}'>outside tolerance</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _short(name: str, n: int = 22) -> str:
+    return name if len(name) <= n else "…" + name[-(n - 1):]
+
+
+def _row(cells, cls=""):
+    return f"<tr class='{cls}'>" + "".join(cells) + "</tr>"
+
+
+def _metric_cells(r):
+    return [f"<td>{_n(r.get('max_abs'))}</td>", f"<td>{_n(r.get('max_rel'))}</td>",
+            f"<td>{_n(r.get('cosine'), 6)}</td>",
+            f"<td>{_pct(r.get('within'))}</td>",
+            f"<td>{'ok' if r['passed'] else 'FAIL'}</td>"]
+
+
+def _pct(v) -> str:
+    return "-" if v is None else f"{100 * v:.2f}%"
+
+
+_MHEAD = "<th>max abs</th><th>max rel</th><th>cosine</th><th>within tol</th><th>status</th>"
+
+
+def _table_layers(d, first) -> str:
+    rows = []
+    for r in d["layers"]:
+        cls = "first" if r["name"] == first else ("" if r["passed"] else "fail")
+        shape = "x".join(map(str, r.get("shape") or [])) + (
+            " | " + "x".join(map(str, r["shape_ms"])) if r.get("shape_ms") else "")
+        rows.append(_row([f"<td>{r['index']}</td>", f"<td class='l'>{_e(r['name'])}</td>",
+                          f"<td class='l'>{_e(r['type'])}</td>", f"<td class='l'>{_e(shape)}</td>",
+                          *_metric_cells(r), f"<td class='l'>{_e(r.get('note', ''))}</td>"], cls))
+    return ("<h2>Forward: layer outputs (torch execution order)</h2><table><tr><th>#</th><th class='l'>layer</th>"
+            f"<th class='l'>type</th><th class='l'>shape</th>{_MHEAD}<th class='l'>note</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _table_grads(d) -> str:
+    if not d["grads"]:
+        return ""
+    rows = [_row([f"<td class='l'>{_e(g['name'])}</td>", f"<td class='l'>{_e(g['ms_name'])}</td>",
+                  f"<td class='l'>{'x'.join(map(str, g.get('shape') or []))}</td>", *_metric_cells(g)],
+                 "" if g["passed"] else "fail") for g in d["grads"]]
+    return ("<h2>Backward: parameter gradients</h2><table><tr><th class='l'>torch name</th>"
+            f"<th class='l'>MindSpore name</th><th class='l'>shape</th>{_MHEAD}</tr>" + "".join(rows) + "</table>")
+
+
+def _table_layer_grads(d, first) -> str:
+    if not d["layer_grads"]:
+        return ""
+    rows = [_row([f"<td class='l'>{_e(g['name'])}</td>", f"<td class='l'>{_e(g['kind'])}[{g['index']}]</td>",
+                  *_metric_cells(g), f"<td class='l'>{_e(g.get('note', ''))}</td>"],
+                 "first" if g["name"] == first and not g["passed"] else ("" if g["passed"] else "fail"))
+            for g in d["layer_grads"]]
+    return ("<h2>Backward: gradients at layer outputs / inputs (backward order)</h2><table><tr>"
+            f"<th class='l'>layer</th><th class='l'>gradient at</th>{_MHEAD}<th class='l'>note</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _table_steps(d, first) -> str:
+    if not d["steps"]:
+        return ""
+    rows = [_row([f"<td>{s['step']}</td>", f"<td>{_n(s['loss_torch'], 6)}</td>", f"<td>{_n(s['loss_ms'], 6)}</td>",
+                  f"<td>{s['params_failed']}</td>", f"<td class='l'>{_e(s['first_param'] or '')}</td>",
+                  f"<td>{'ok' if s['passed'] else 'FAIL'}</td>"],
+                 "first" if s["step"] == first else ("" if s["passed"] else "fail")) for s in d["steps"]]
+    bad = [p for p in d["final_params"] if not p["passed"]]
+    extra = ""
+    if bad:
+        extra = ("<p>Parameters and buffers outside tolerance after the last step:</p><table><tr>"
+                 f"<th class='l'>torch name</th><th class='l'>MindSpore name</th>{_MHEAD}</tr>"
+                 + "".join(_row([f"<td class='l'>{_e(p['name'])}</td>", f"<td class='l'>{_e(p['ms_name'])}</td>",
+                                 *_metric_cells(p)], "fail") for p in bad) + "</table>")
+    return ("<h2>Training steps</h2><table><tr><th>step</th><th>loss torch</th><th>loss MindSpore</th>"
+            "<th>params outside tol</th><th class='l'>first</th><th>status</th></tr>" + "".join(rows) + "</table>"
+            + extra)
+
+
+def _unmatched(d) -> str:
+    u = d["unmatched"]
+    if not u["torch"] and not u["ms"]:
+        return ""
+    return ("<h2>Unmatched layers (one side only; not failures)</h2>"
+            f"<p><b>torch only:</b> {_e(', '.join(u['torch']) or '—')}<br>"
+            f"<b>MindSpore only:</b> {_e(', '.join(u['ms']) or '—')}</p>")
