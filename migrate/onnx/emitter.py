@@ -148,12 +148,15 @@ class Context:
         A layer without parameters used twice under the same module path (``self.pool`` called
         on two tensors in torch) is created once and reused.
         """
-        if not any(v is not None for v in params.values()) and (path, ctor) in self.stateless:
-            return self.stateless[(path, ctor)]
+        stateless = not any(v is not None for v in params.values())
+        # the exporter names the second call of module ``pool`` scope ``pool_1``
+        key = (re.sub(r"_\d+$", "", path), ctor)
+        if stateless and key in self.stateless:
+            return self.stateless[key]
         attr = self.fresh(path.replace(".", "_") if path else snake(node.op), attr=True)
         self.init_lines.append(f"self.{attr} = {ctor}")
-        if not any(v is not None for v in params.values()):
-            self.stateless[(path, ctor)] = attr
+        if stateless:
+            self.stateless[key] = attr
         for pname, value in params.items():
             if value is not None:
                 self.params[f"{attr}.{pname}"] = np.asarray(value)

@@ -37,16 +37,21 @@ class Node:
 
     @property
     def module_path(self) -> str:
-        """Torch module path recorded by the exporter: ``/stem/stem.0/Conv`` -> ``stem.0``."""
+        """Torch module path recorded by the exporter: ``/stem/stem.0/Conv`` -> ``stem.0``.
+
+        Scope parts name a child relative to its parent, and container children carry the
+        container's name: ``/encoders.0/block/block.2/Relu`` -> ``encoders.0.block.2``.
+        """
         parts = self.name.split("/")[1:-1] if self.name.startswith("/") else []
         path = ""
         for part in parts:
-            if path and part.startswith(path + "."):
+            head, _, tail = part.rpartition(".")
+            if not path:
                 path = part
-            elif path:
-                path = f"{path}.{part}"
+            elif head and (path == head or path.endswith("." + head)):
+                path = f"{path}.{tail}"
             else:
-                path = part
+                path = f"{path}.{part}"
         return path
 
 

@@ -1,9 +1,13 @@
 """Real architectures built here go torch -> ONNX -> MindSpore and match torch to rel 1e-4."""
+import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
+
+from migrate.onnx.graph import Node
 
 
 def conv_bn_relu(cin, cout):
@@ -99,6 +103,7 @@ def test_unet_matches_torch(roundtrip):
     assert "self.up2 = nn.Conv2dTranspose(32, 16" in code
     assert "self.pool = nn.MaxPool2d(kernel_size=(2, 2), stride=(2, 2)" in code
     assert "ops.cat((up2, enc2_2_relu,), axis=1)" in code
+    assert code.count("nn.MaxPool2d") == 1  # torch's one self.pool, called twice, stays one layer
     assert report.class_name == "TinyUnet"
 
 
@@ -123,3 +128,31 @@ def test_transformer_matches_torch(roundtrip, opset):
     assert "nn.LayerNorm((32,), begin_norm_axis=2, begin_params_axis=2, epsilon=1e-05)" in code
     # constant Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains became literal shapes
     assert re.search(r"ops\.reshape\(\w+, \(7, 2, 3, 32\)\)", code)
+
+
+CRACK_UNET = Path(__file__).resolve().parents[2] / "examples" / "crack_unet" / "torch" / "model.py"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CRACK_UNET.exists(), reason="crack_unet example not present")
+def test_crack_unet_example_matches_torch(roundtrip):
+    """The reference user's model (examples/crack_unet) through the graph route."""
+    spec = importlib.util.spec_from_file_location("crack_unet_model", CRACK_UNET)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.CrackUNet()
+    _randomise_bn(model)
+    report, _, _ = roundtrip(model, torch.randn(2, 3, 64, 64), name="crack_unet")
+    code = open(report.code_path).read()
+    assert "encoders_0_block_2_relu = ops.relu(encoders_0_block_1)" in code
+
+
+@pytest.mark.parametrize("node_name,path", [
+    ("/stem/stem.0/Conv", "stem.0"),
+    ("/encoders.0/block/block.2/Relu", "encoders.0.block.2"),
+    ("/enc/self_attn/Softmax", "enc.self_attn"),
+    ("/Add", ""),
+    ("Identity_13", ""),
+])
+def test_module_path_from_node_name(node_name, path):
+    assert Node("Relu", node_name, [], []).module_path == path
