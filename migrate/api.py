@@ -15,6 +15,12 @@ from .report import FileResult, InputError, Report, Unsupported
 from .rewrite import Rewriter
 
 
+# Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
+# ``applies(source_text) -> bool`` (a cheap text test, so most files skip it) and
+# ``run(module, rewriter) -> module``, recording uses and unsupported constructs on ``rewriter`` like the main pass.
+EXTRA_PASSES: list = []
+
+
 def convert_source(code: str, filename: str = "<string>") -> FileResult:
     """Convert PyTorch source text to MindSpore source text. Never executes the code.
 
@@ -28,6 +34,9 @@ def convert_source(code: str, filename: str = "<string>") -> FileResult:
         return FileResult(filename, code, errors=[InputError(filename, exc.raw_line, f"syntax error: {exc.message}")])
     rewriter = Rewriter(load_table())
     new = module.visit(rewriter)
+    for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
+        if extra.applies(code):
+            new = extra.run(new, rewriter)
     result = FileResult(filename, new.code, api_calls=rewriter.uses, converted=rewriter.converted,
                         apis=rewriter.apis)
     if rewriter.records:  # positions cost as much as a parse: only computed when something is reported

@@ -115,8 +115,10 @@ def _copy_weights(torch_ns, ms_ns):
 
     for key, value in torch_ns.items():
         if isinstance(value, torch.nn.Module) and isinstance(ms_ns.get(key), ms.nn.Cell):
-            torch_to_mindspore(value.state_dict(), ms_ns[key])
-            ms_ns[key].set_train(value.training)
+            cell = ms_ns[key]
+            if cell.get_parameters and list(cell.get_parameters()):  # e.g. a loss's pos_weight is no parameter
+                torch_to_mindspore(value.state_dict(), cell)
+            cell.set_train(value.training)
 
 
 def _inject(inputs, framework):

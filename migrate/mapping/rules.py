@@ -75,24 +75,24 @@ def batchnorm(call) -> None:
 
 
 def layernorm(call) -> None:
-    """``normalized_shape`` may be an int in torch; MindSpore wants a tuple. Affine parameters cannot be
-    switched off in MindSpore's LayerNorm."""
+    """``normalized_shape`` may be an int in torch; MindSpore wants a tuple. MindSpore's LayerNorm normalises
+    from ``begin_norm_axis``, which must be -1 or a non-negative input axis: only shapes of rank 1 (the last
+    axis, by far the common case) are converted. Affine parameters cannot be switched off."""
     value = _literal(call, "normalized_shape")
     if isinstance(value, int):
         call.set("normalized_shape", f"({value},)")
+    elif isinstance(value, (tuple, list)) and len(value) == 1:
+        call.set("normalized_shape", repr(tuple(value)))
     elif value is _NOT_LITERAL:
         src = code(call.bound["normalized_shape"])
         call.set("normalized_shape", f"({src},) if isinstance({src}, int) else tuple({src})")
+    else:
+        raise Unsupported(f"normalized_shape={value!r}: MindSpore's begin_norm_axis would depend on the input "
+                          "rank, unknown when the layer is built")
     for flag in ("elementwise_affine", "bias"):
         if flag in call.bound and _literal(call, flag) is not True:
             raise Unsupported(f"{flag}={code(call.bound[flag])}: MindSpore's LayerNorm always has gamma and beta")
         call.bound.pop(flag, None)
-    # LayerNorm(begin_norm_axis=-1) normalises the last axis only: normalized_shape of rank k needs -k.
-    rank = len(value) if isinstance(value, (tuple, list)) else 1 if isinstance(value, int) else None
-    if rank is None:
-        raise Unsupported("normalized_shape must be a literal to choose begin_norm_axis")
-    call.set("begin_norm_axis", str(-rank))
-    call.set("begin_params_axis", str(-rank))
 
 
 def dim_or_other(call) -> None:
@@ -170,6 +170,8 @@ def interpolate(call) -> None:
     factors = factor if isinstance(factor, (tuple, list)) else (factor,)
     if not all(float(f).is_integer() for f in factors):
         raise Unsupported(f"scale_factor={factor!r} is not integral: MindSpore's recomputed scale differs")
+    call.set("scale_factor", repr(tuple(float(f) for f in factor)) if isinstance(factor, (tuple, list))
+             else repr(float(factor)))  # MindSpore insists on floats
     call.set("recompute_scale_factor", "True")
 
 
@@ -192,3 +194,22 @@ def ddof(call) -> None:
 
 RULES = {f.__name__: f for f in (conv_padding, pool_padding, batchnorm, layernorm, dim_or_other,
                                   to_device_or_dtype, size_varargs, interpolate, ddof)}
+
+
+def _collect_family_rules() -> None:
+    """Rules of other API families live in ``migrate/mapping/rules_<family>.py``, each with its own ``RULES``."""
+    import importlib
+    import pkgutil
+
+    from .. import mapping
+
+    for info in pkgutil.iter_modules(mapping.__path__):
+        if info.name.startswith("rules_"):
+            module = importlib.import_module(f"{mapping.__name__}.{info.name}")
+            clash = set(module.RULES) & set(RULES)
+            if clash:
+                raise ImportError(f"{info.name}: rule names already defined: {sorted(clash)}")
+            RULES.update(module.RULES)
+
+
+_collect_family_rules()

@@ -55,6 +55,8 @@ class Call:
         self.varargs: list[cst.Arg] = []
         self.origin: dict[str, cst.Arg] = {}  # name -> the original Arg node (for its comma/whitespace)
         self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
+        if "*" in entry.unsupported:
+            raise Unsupported(entry.unsupported["*"])
         self._bind()
 
     # -- binding -----------------------------------------------------------------------------------
@@ -64,6 +66,10 @@ class Call:
         pos_names = names if star_at is None else names[:star_at]
         i = 0
         for arg in self.node.args:
+            if arg.star == "*" and star_at is not None and i >= star_at and not self.bound.keys() - set(pos_names):
+                self.varargs.append(arg)  # f(*items) into a *args signature
+                i += 1
+                continue
             if arg.star:
                 raise Unsupported(f"cannot map {arg.star}{code(arg.value)} onto the signature")
             if arg.keyword is None:
@@ -79,6 +85,9 @@ class Call:
                 i += 1
             else:
                 name = arg.keyword.value
+                if name == entry.varargs and not self.varargs:  # torch.zeros(size=(2, 3))
+                    self.varargs.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
+                    continue
                 if name not in {a.lstrip("*") for a in names} or name == entry.varargs:
                     raise Unsupported(f"unknown argument '{name}'")
             if name in self.bound:
@@ -100,8 +109,6 @@ class Call:
     # -- the pipeline --------------------------------------------------------------------------------
     def convert(self) -> cst.BaseExpression:
         e = self.entry
-        if "*" in e.unsupported:
-            raise Unsupported(e.unsupported["*"])
         for name, reason in e.unsupported.items():
             if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
                 raise Unsupported(f"{name}={code(self.bound[name])}: {reason}")
@@ -170,6 +177,8 @@ class Call:
             if not any(a.keyword is not None and a.keyword.value == name for a in out):
                 out.append(cst.Arg(keyword=cst.Name(name), value=expr(self._format(source)),
                                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        out = [a for a in out if a.keyword is None and not a.star == "**"] + [
+            a for a in out if a.keyword is not None or a.star == "**"]  # positional first, as Python requires
         return self.node.with_changes(func=func, args=_commas(self.node.args, out))
 
 

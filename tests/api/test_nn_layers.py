@@ -1,0 +1,173 @@
+"""torch.nn layers, containers and losses: converted code computes what torch computed."""
+import pytest
+
+from tests.api.cases import HEADER, layer_cases
+from tests.harness import Case, assert_unsupported, rng_array, run_case
+
+X4 = {"x": rng_array(2, 3, 8, 8)}
+CASES = [
+    *layer_cases("torch.nn.Conv2d", [
+        "nn.Conv2d(3, 4, 3, 1, 1)",
+        "nn.Conv2d(in_channels=3, out_channels=4, kernel_size=3, stride=1, padding=1)",
+        "nn.Conv2d(kernel_size=3, padding=1, out_channels=4, in_channels=3)",
+        "nn.Conv2d(3, 4, 3)",
+        "nn.Conv2d(cin, cout, k, stride=s, padding=p, bias=b)",
+        "nn.Conv2d(3, 4, (3, 5), padding=(1, 2), bias=False)",
+        "nn.Conv2d(3, 4, 4, padding='same')",
+        "nn.Conv2d(3, 6, 3, stride=2, padding='valid', groups=3, dilation=2)",
+    ], prelude="cin, cout, k, s, p, b = 3, 4, 3, 2, 1, False"),
+    *layer_cases("torch.nn.Conv1d", [
+        "nn.Conv1d(3, 4, 3, 1, 1)", "nn.Conv1d(in_channels=3, out_channels=4, kernel_size=3)",
+        "nn.Conv1d(kernel_size=3, out_channels=4, in_channels=3, bias=False)", "nn.Conv1d(cin, cout, k, padding=p)",
+    ], shape=(2, 3, 16), prelude="cin, cout, k, p = 3, 4, 3, 2"),
+    *layer_cases("torch.nn.ConvTranspose2d", [
+        "nn.ConvTranspose2d(3, 4, 2, 2)", "nn.ConvTranspose2d(in_channels=3, out_channels=4, kernel_size=2, stride=2)",
+        "nn.ConvTranspose2d(stride=2, kernel_size=3, out_channels=4, in_channels=3, padding=1)",
+        "nn.ConvTranspose2d(3, 4, 3)", "nn.ConvTranspose2d(cin, cout, k, stride=s, bias=False)",
+    ], prelude="cin, cout, k, s = 3, 4, 2, 2"),
+    *layer_cases("torch.nn.Linear", [
+        "nn.Linear(5, 4)", "nn.Linear(in_features=5, out_features=4)", "nn.Linear(out_features=4, in_features=5)",
+        "nn.Linear(5, 4, bias=False)", "nn.Linear(n_in, n_out, b)",
+    ], shape=(3, 5), prelude="n_in, n_out, b = 5, 4, True"),
+    # BatchNorm: one training-mode forward (batch statistics, running stats updated), then eval-mode forward
+    # (running statistics): the second output shows the momentum conversion.
+    *layer_cases("torch.nn.BatchNorm2d", [
+        "nn.BatchNorm2d(3)", "nn.BatchNorm2d(num_features=3, eps=1e-3, momentum=0.3)",
+        "nn.BatchNorm2d(momentum=0.3, num_features=3)", "nn.BatchNorm2d(3, 1e-5, 0.2, True, True)",
+        "nn.BatchNorm2d(c, momentum=mom, affine=aff)", "nn.BatchNorm2d(3, track_running_stats=False)",
+    ], prelude="c, mom, aff = 3, 0.25, False", run="train_out = m(x)\nm.eval()\nout = m(x + 1)",
+        names=("train_out", "out"), rtol=1e-4, atol=1e-5,
+        why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
+    *layer_cases("torch.nn.BatchNorm1d", [
+        "nn.BatchNorm1d(4)", "nn.BatchNorm1d(num_features=4, momentum=0.3)",
+    ], shape=(6, 4), run="train_out = m(x)\nm.eval()\nout = m(x + 1)", names=("train_out", "out"),
+        rtol=1e-4, atol=1e-5, why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
+    *layer_cases("torch.nn.GroupNorm", [
+        "nn.GroupNorm(3, 6)", "nn.GroupNorm(num_groups=2, num_channels=6, eps=1e-3)",
+        "nn.GroupNorm(num_channels=6, num_groups=3)", "nn.GroupNorm(g, c, affine=False)",
+    ], shape=(2, 6, 5, 5), prelude="g, c = 2, 6", rtol=1e-4, atol=1e-5,
+        why_tolerance="group variance is reduced in a different order (float32 rounding)"),
+    *layer_cases("torch.nn.LayerNorm", [
+        "nn.LayerNorm(8)", "nn.LayerNorm(normalized_shape=[8], eps=1e-3)", "nn.LayerNorm(eps=1e-6, normalized_shape=8)",
+        "nn.LayerNorm((8,))", "nn.LayerNorm(d)",
+    ], shape=(2, 5, 8), prelude="d = 8", rtol=1e-4, atol=1e-5,
+        why_tolerance="variance is reduced in a different order (float32 rounding)"),
+    *layer_cases("torch.nn.Dropout", ["nn.Dropout()", "nn.Dropout(0.3)", "nn.Dropout(p=0.2, inplace=True)"],
+                 run="m.eval()\nout = m(x)"),
+    *layer_cases("torch.nn.Dropout", ["nn.Dropout(0.5)"], shape=(64, 64), compare="shape"),
+    *layer_cases("torch.nn.Dropout2d", ["nn.Dropout2d()", "nn.Dropout2d(0.3)", "nn.Dropout2d(p=0.1)"],
+                 run="m.eval()\nout = m(x)"),
+    *layer_cases("torch.nn.ReLU", ["nn.ReLU()", "nn.ReLU(inplace=True)", "nn.ReLU(True)"]),
+    *layer_cases("torch.nn.ReLU6", ["nn.ReLU6()", "nn.ReLU6(inplace=True)"], inputs={"x": 4 * rng_array(3, 5)}),
+    *layer_cases("torch.nn.Sigmoid", ["nn.Sigmoid()"]),
+    *layer_cases("torch.nn.Tanh", ["nn.Tanh()"]),
+    *layer_cases("torch.nn.SiLU", ["nn.SiLU()", "nn.SiLU(inplace=False)"]),
+    *layer_cases("torch.nn.GELU", ["nn.GELU()", "nn.GELU(approximate='none')"]),
+    *layer_cases("torch.nn.LeakyReLU", ["nn.LeakyReLU()", "nn.LeakyReLU(0.2)", "nn.LeakyReLU(negative_slope=0.1)",
+                                        "nn.LeakyReLU(inplace=True, negative_slope=0.3)", "nn.LeakyReLU(slope)"],
+                 prelude="slope = 0.05"),
+    *layer_cases("torch.nn.Softmax", ["nn.Softmax(dim=1)", "nn.Softmax(1)", "nn.Softmax(-1)", "nn.Softmax(d)"],
+                 prelude="d = 2"),
+    *layer_cases("torch.nn.MaxPool2d", [
+        "nn.MaxPool2d(2)", "nn.MaxPool2d(kernel_size=3, stride=2)", "nn.MaxPool2d(stride=1, kernel_size=2)",
+        "nn.MaxPool2d(3, 2, 1)", "nn.MaxPool2d(k, padding=p)",
+    ], prelude="k, p = 3, 1"),
+    *layer_cases("torch.nn.AvgPool2d", [
+        "nn.AvgPool2d(2)", "nn.AvgPool2d(kernel_size=3, stride=2)", "nn.AvgPool2d(stride=1, kernel_size=2)",
+        "nn.AvgPool2d(3, 2, 1)", "nn.AvgPool2d(3, 2, 1, count_include_pad=False)", "nn.AvgPool2d(k)",
+    ], prelude="k = 4"),
+    *layer_cases("torch.nn.AdaptiveAvgPool2d", ["nn.AdaptiveAvgPool2d(1)", "nn.AdaptiveAvgPool2d((2, 4))",
+                                               "nn.AdaptiveAvgPool2d(output_size=4)"]),
+    *layer_cases("torch.nn.Flatten", ["nn.Flatten()", "nn.Flatten(2)", "nn.Flatten(start_dim=1, end_dim=2)",
+                                      "nn.Flatten(end_dim=-2, start_dim=0)"]),
+    *layer_cases("torch.nn.Identity", ["nn.Identity()", "nn.Identity(54)"]),
+    *layer_cases("torch.nn.BCEWithLogitsLoss", [
+        "nn.BCEWithLogitsLoss()", "nn.BCEWithLogitsLoss(reduction='sum')",
+        "nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0]), reduction='none')",
+    ], run="out = m(x, t)", inputs={"x": rng_array(4, 1, 3, 3), "t": (rng_array(4, 1, 3, 3, seed=1) > 0).astype("float32")}),
+    *layer_cases("torch.nn.MSELoss", ["nn.MSELoss()", "nn.MSELoss(reduction='sum')"], run="out = m(x, t)",
+                 inputs={"x": rng_array(4, 3), "t": rng_array(4, 3, seed=1)}),
+    *layer_cases("torch.nn.L1Loss", ["nn.L1Loss()", "nn.L1Loss(reduction='none')"], run="out = m(x, t)",
+                 inputs={"x": rng_array(4, 3), "t": rng_array(4, 3, seed=1)}),
+    # containers and modules
+    *layer_cases(("torch.nn.Sequential", "torch.nn.Conv2d", "torch.nn.ReLU"), [
+        "nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())", "nn.Sequential(*[nn.Conv2d(3, 4, 1), nn.ReLU()])",
+    ]),
+    Case(("torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Module.forward"), HEADER + """
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+        self.heads = nn.ModuleDict({"a": nn.Linear(4, 2), "b": nn.Linear(4, 1)})
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.heads["a"](x), self.heads["b"](x)
+
+m = Net()
+# @run
+out = m(x)
+again = m.forward(x)
+""", names=("out", "again"), inputs={"x": rng_array(3, 4)}),
+    Case(("torch.nn.Parameter", "torch.nn.Module", "Module.forward"), HEADER + """
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.ones(3))
+        self.beta = nn.Parameter(torch.zeros(3), requires_grad=False)
+
+    def forward(self, x):
+        return x * self.alpha + self.beta
+
+m = Scale()
+# @run
+out = m.forward(x)
+""", inputs={"x": rng_array(2, 3)}),
+    Case(("torch.nn.Sequential",), HEADER + """
+class Stack(nn.Sequential):
+    def __init__(self):
+        super().__init__(nn.Linear(4, 3), nn.Tanh())
+
+m = Stack()
+# @run
+out = m(x)
+""", inputs={"x": rng_array(2, 4)}),
+    Case(("Module.train", "Module.eval"), HEADER + """
+m = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+# @run
+m.eval()
+a = m(x)
+m.train()
+b = m(x)
+m.train(False)
+c = m(x)
+flag = m.training
+""", names=("a", "b", "c", "flag"), inputs={"x": rng_array(5, 4)}, rtol=1e-4, atol=1e-5,
+         why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_layer(case):
+    run_case(case)
+
+
+@pytest.mark.parametrize("code,api,reason", [
+    ("nn.Conv2d(3, 4, 3, padding_mode='reflect')", "torch.nn.Conv2d", "zero padding"),
+    ("nn.ConvTranspose2d(3, 4, 3, 2, 1, output_padding=1)", "torch.nn.ConvTranspose2d", "zeros"),
+    ("nn.BatchNorm2d(3, momentum=None)", "torch.nn.BatchNorm2d", "cumulative"),
+    ("nn.GELU(approximate='tanh')", "torch.nn.GELU", "exact"),
+    ("nn.Softmax()", "torch.nn.Softmax", "no form"),
+    ("nn.LayerNorm(8, elementwise_affine=False)", "torch.nn.LayerNorm", "gamma and beta"),
+    ("nn.LayerNorm([5, 8])", "torch.nn.LayerNorm", "input rank"),
+    ("nn.MaxPool2d(2, return_indices=True)", "torch.nn.MaxPool2d", "indices"),
+    ("nn.Conv2d(3, 4, *ks)", "torch.nn.Conv2d", "cannot map"),
+    ("nn.Linear(3, 4, bogus=1)", "torch.nn.Linear", "unknown argument"),
+])
+def test_unsupported_layer_arguments(code, api, reason):
+    assert_unsupported(HEADER + f"m = {code}\n", api, reason)
+
+
+def test_subclassing_a_layer_with_renamed_arguments_is_refused():
+    assert_unsupported(HEADER + "class C(nn.Conv2d):\n    pass\n", "torch.nn.Conv2d", "super().__init__")
