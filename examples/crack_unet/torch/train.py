@@ -1,6 +1,6 @@
 """Train CrackUNet on synthetic road cracks with BCE + Dice + the edge-aware loss.
 
-    python train.py --steps 300 --out crack_unet.pth
+    python train.py --steps 200 --out crack_unet.pth
     python train.py --edge-weight 0 --out crack_unet_no_edge.pth   # ablation
 
 At the end the model is evaluated on a held-out synthetic set (another seed).
@@ -41,7 +41,7 @@ def train(model, loader, criterion, optimizer, steps, log_every=50):
 
 def parse_args():
     parser = argparse.ArgumentParser(description="Train CrackUNet on synthetic road cracks.")
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--size", type=int, default=64, help="image height and width")
