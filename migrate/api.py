@@ -18,7 +18,7 @@ from .rewrite import Rewriter
 # Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
 # ``applies(source_text) -> bool`` (a cheap text test, so most files skip it) and
 # ``run(module, rewriter) -> module``, recording uses and unsupported constructs on ``rewriter`` like the main pass.
-EXTRA_PASSES: list = []
+EXTRA_PASSES: list = [__import__("migrate.rewrite.training", fromlist=["run"])]
 
 
 def convert_source(code: str, filename: str = "<string>") -> FileResult:

@@ -54,6 +54,8 @@ class Rewriter(cst.CSTTransformer):
         self.removed_torch_imports: list[tuple[str, set[str]]] = []  # module-level (statement text, names bound)
         self.torch_left: set[str] = set()  # local torch names still used by unconverted code
         self.records: list[tuple[str, str, cst.CSTNode]] = []  # (api, reason, original node)
+        # converted statement -> its original statement: later passes (EXTRA_PASSES) report positions with it
+        self.origins: dict[cst.CSTNode, cst.CSTNode] = {}
         self.uses = 0
         self.apis: Counter = Counter()
         self._pending: list[list[str]] = []  # marker comments per open statement
@@ -106,6 +108,7 @@ class Rewriter(cst.CSTTransformer):
                 if extra:
                     result = result.with_changes(leading_lines=[*extra, *result.leading_lines]
                                                  if self._is_carry(extra) else [*result.leading_lines, *extra])
+                self.origins[result] = original
         return result
 
     @staticmethod
