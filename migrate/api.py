@@ -1,6 +1,7 @@
 """The public Python API: ``convert_source`` for text, ``convert_path`` for files and directories."""
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import tempfile
@@ -31,7 +32,12 @@ def convert_source(code: str, filename: str = "<string>") -> FileResult:
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError as exc:
-        return FileResult(filename, code, errors=[InputError(filename, exc.raw_line, f"syntax error: {exc.message}")])
+        line, message = exc.raw_line, exc.message
+        try:  # CPython names the line where the error starts; libcst sometimes the next token's
+            ast.parse(code)
+        except SyntaxError as py_exc:
+            line, message = py_exc.lineno or line, py_exc.msg
+        return FileResult(filename, code, errors=[InputError(filename, line, f"syntax error: {message}")])
     rewriter = Rewriter(load_table())
     new = module.visit(rewriter)
     for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
