@@ -171,3 +171,20 @@ def test_unsupported_layer_arguments(code, api, reason):
 
 def test_subclassing_a_layer_with_renamed_arguments_is_refused():
     assert_unsupported(HEADER + "class C(nn.Conv2d):\n    pass\n", "torch.nn.Conv2d", "super().__init__")
+
+
+# Known torch.nn APIs that cannot be converted (mappings/nn_extra.toml, mappings/losses.toml): the marker says why.
+@pytest.mark.parametrize("code,api,reason", [
+    ("nn.Softplus()", "torch.nn.Softplus", "no Softplus cell"),
+    ("nn.InstanceNorm1d(3)", "torch.nn.InstanceNorm1d", "no CPU kernel"),
+    ("nn.InstanceNorm2d(3, affine=True)", "torch.nn.InstanceNorm2d", "no CPU kernel"),
+    ("nn.Unfold(kernel_size=3)", "torch.nn.Unfold", "no CPU kernel"),
+    ("nn.Fold((6, 6), 2)", "torch.nn.Fold", "no CPU kernel"),
+    ("nn.CosineSimilarity(dim=1)", "torch.nn.CosineSimilarity", "similarity matrix"),
+    ("nn.PairwiseDistance()", "torch.nn.PairwiseDistance", "no PairwiseDistance"),
+    ("nn.CrossEntropyLoss()", "torch.nn.CrossEntropyLoss", "int64"),
+    ("nn.SoftMarginLoss()", "torch.nn.SoftMarginLoss", "no CPU kernel"),
+    ("nn.TripletMarginLoss(margin=1.0)", "torch.nn.TripletMarginLoss", "no CPU kernel"),
+])
+def test_known_unsupported_layers(code, api, reason):
+    assert_unsupported(HEADER + f"m = {code}\n", api, reason)

@@ -1,0 +1,65 @@
+"""torch.nn loss classes (mappings/losses.toml): converted code computes what torch computed."""
+import numpy as np
+import pytest
+
+from tests.api.cases import HEADER, layer_cases
+from tests.harness import assert_unsupported, rng_array
+
+P = 1 / (1 + np.exp(-rng_array(4, 3)))
+XY = {"x": rng_array(4, 6), "t": rng_array(4, 6, seed=1)}
+CLS = {"x": rng_array(5, 4), "t": rng_array(5, dtype="int64", high=4, seed=1)}
+BIN = {"x": P.astype("float32"), "t": (rng_array(4, 3, seed=1) > 0).astype("float32")}
+PAIR = {"a": rng_array(5, 4), "b": rng_array(5, 4, seed=1), "y": np.sign(rng_array(5, seed=2)).astype("float32")}
+LOGP = {"x": np.log(np.full((4, 5), 0.2, "float32") + np.abs(rng_array(4, 5)) * 0.1).astype("float32"),
+        "t": (np.abs(rng_array(4, 5, seed=1)) / 4).astype("float32")}
+TOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="reductions sum in a different order (float32 rounding)")
+CASES = [
+    *layer_cases("torch.nn.NLLLoss", ["nn.NLLLoss()", "nn.NLLLoss(reduction='sum')",
+                                      "nn.NLLLoss(ignore_index=1, reduction='mean')",
+                                      "nn.NLLLoss(weight=torch.tensor([1.0, 2.0, 0.5, 1.0]))", "nn.NLLLoss(reduction=r)"],
+                 prelude="r = 'none'", run="out = m(F.log_softmax(x, dim=1), t)", inputs=CLS, **TOL),
+    *layer_cases("torch.nn.BCELoss", ["nn.BCELoss()", "nn.BCELoss(reduction='sum')",
+                                      "nn.BCELoss(weight=None, reduction='none')",
+                                      "nn.BCELoss(None, reduction=r)"], prelude="r = 'mean'", run="out = m(x, t)",
+                 inputs=BIN, **TOL),
+    *layer_cases("torch.nn.SmoothL1Loss", ["nn.SmoothL1Loss()", "nn.SmoothL1Loss(reduction='sum')",
+                                           "nn.SmoothL1Loss(beta=0.5)", "nn.SmoothL1Loss(reduction='none', beta=2.0)",
+                                           "nn.SmoothL1Loss(beta=b)"], prelude="b = 0.3", run="out = m(x, t)",
+                 inputs=XY, **TOL),
+    *layer_cases("torch.nn.HuberLoss", ["nn.HuberLoss()", "nn.HuberLoss('sum', 0.5)", "nn.HuberLoss(delta=2.0)",
+                                        "nn.HuberLoss(delta=0.5, reduction='none')", "nn.HuberLoss(r, d)"],
+                 prelude="r, d = 'mean', 0.7", run="out = m(x, t)", inputs=XY, **TOL),
+    *layer_cases("torch.nn.KLDivLoss", ["nn.KLDivLoss()", "nn.KLDivLoss(reduction='sum')",
+                                        "nn.KLDivLoss(reduction='batchmean')", "nn.KLDivLoss(log_target=False, reduction='none')",
+                                        "nn.KLDivLoss(reduction=r)"], prelude="r = 'mean'", run="out = m(x, t)",
+                 inputs=LOGP, **TOL),
+    *layer_cases("torch.nn.CosineEmbeddingLoss", ["nn.CosineEmbeddingLoss()", "nn.CosineEmbeddingLoss(0.2)",
+                                                  "nn.CosineEmbeddingLoss(reduction='sum', margin=0.1)",
+                                                  "nn.CosineEmbeddingLoss(margin=mg)"], prelude="mg = 0.3",
+                 run="out = m(a, b, y)", inputs=PAIR, **TOL),
+    *layer_cases("torch.nn.MarginRankingLoss", ["nn.MarginRankingLoss()", "nn.MarginRankingLoss(0.5)",
+                                                "nn.MarginRankingLoss(reduction='none', margin=0.1)",
+                                                "nn.MarginRankingLoss(margin=mg)"], prelude="mg = 0.3",
+                 run="out = m(a[:, 0], b[:, 0], y)", inputs=PAIR, **TOL),
+    *layer_cases("torch.nn.MultiLabelSoftMarginLoss", [
+        "nn.MultiLabelSoftMarginLoss()", "nn.MultiLabelSoftMarginLoss(reduction='sum')",
+        "nn.MultiLabelSoftMarginLoss(weight=torch.tensor([1.0, 2.0, 0.5]), reduction='none')",
+        "nn.MultiLabelSoftMarginLoss(reduction=r)"], prelude="r = 'mean'", run="out = m(x, t)", inputs=BIN, **TOL),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_loss(case):
+    from tests.harness import run_case
+
+    run_case(case)
+
+
+@pytest.mark.parametrize("code,api,reason", [
+    ("nn.NLLLoss(size_average=False)", "torch.nn.NLLLoss", "deprecated"),
+    ("nn.KLDivLoss(log_target=True)", "torch.nn.KLDivLoss", "log_target"),
+    ("nn.BCELoss(weight=w)", "torch.nn.BCELoss", "garbage"),
+    ("nn.BCELoss(reduce=False)", "torch.nn.BCELoss", "deprecated"),
+])
+def test_unsupported_loss_arguments(code, api, reason):
+    assert_unsupported(HEADER + f"m = {code}\n", api, reason)
