@@ -25,6 +25,10 @@ def optim_params(call) -> None:
     ``trainable_params()``. Parameter groups (dicts with their own lr / weight_decay) keep their keys."""
     if "params" not in call.bound:
         raise Unsupported("needs params")
+    if (call.entry.torch == "torch.optim.Adam" and "amsgrad" in call.bound and code(call.bound["amsgrad"]) != "False"
+            and "weight_decay" in call.bound and code(call.bound["weight_decay"]) not in ("0", "0.0")):
+        raise Unsupported("amsgrad with weight_decay: MindSpore's update drifts from torch's (measured 4e-4 "
+                          "relative after 6 steps)")
     call.bound["params"] = call.bound["params"].visit(_TrainableParams())
 
 
