@@ -115,6 +115,7 @@ model = nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear
 criterion = nn.MSELoss()
 for p in model[0].parameters():
     p.requires_grad = False
+model[3].bias.requires_grad_(False)
 optimizer = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1, momentum=0.9)
 batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(Y[i:i + 8])) for i in range(0, 32, 8)]
 losses = []
@@ -126,7 +127,7 @@ for x, y in batches * 2:
     optimizer.step()
     losses.append(loss.item())
 model.eval()
-with torch.no_grad():
+with torch.inference_mode():
     val = criterion(model(batches[0][0]), batches[0][1])
 losses.append(val.item())
 """

@@ -1,0 +1,25 @@
+"""Optimizer, scheduler and training-script entries are proven by whole training runs in tests/training/
+(per-step losses and final weights against torch), not by single-call cases."""
+_T = "tests/training/test_training.py"
+PROVEN_ELSEWHERE = {
+    "torch.optim.SGD": f"{_T}::test_optimizers", "torch.optim.Adam": f"{_T}::test_optimizers",
+    "torch.optim.AdamW": f"{_T}::test_optimizers", "torch.optim.RMSprop": f"{_T}::test_optimizers",
+    "torch.optim.Adagrad": f"{_T}::test_optimizers",
+    "torch.optim.lr_scheduler.StepLR": f"{_T}::test_schedulers",
+    "torch.optim.lr_scheduler.MultiStepLR": f"{_T}::test_schedulers",
+    "torch.optim.lr_scheduler.ExponentialLR": f"{_T}::test_schedulers",
+    "torch.optim.lr_scheduler.CosineAnnealingLR": f"{_T}::test_schedulers",
+    "torch.optim.lr_scheduler.LambdaLR": f"{_T}::test_schedulers",
+    "Module.parameters": f"{_T}::test_optimizers",
+    "torch.manual_seed": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "torch.utils.data.Dataset": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "torch.utils.data.DataLoader": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "torch.save": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "torch.load": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "Module.state_dict": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "Module.load_state_dict": f"{_T}::test_dataset_dataloader_and_checkpoint",
+    "torch.no_grad": f"{_T}::test_combined_script_in_functions",
+    "torch.inference_mode": f"{_T}::test_batchnorm_mode_injected_and_freezing_and_no_grad",
+    "Parameter.requires_grad_": f"{_T}::test_batchnorm_mode_injected_and_freezing_and_no_grad",
+    "torch.nn.utils.clip_grad_norm_": f"{_T}::test_zero_grad_after_helper_loss_aux_clip_summed",
+}
