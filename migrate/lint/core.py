@@ -62,6 +62,13 @@ class Context:
         self.positions = wrapper.resolve(PositionProvider)
         self.imports = ImportMap(self.module)
         self.compiled = _compiled_functions(self.module, self.imports)
+        self._methods = {id(f): {s.name.value for s in c.body.body if isinstance(s, cst.FunctionDef)}
+                         for c in walk(self.module) if isinstance(c, cst.ClassDef)
+                         for f in c.body.body if isinstance(f, cst.FunctionDef)}
+
+    def methods_of(self, func: cst.FunctionDef) -> set[str]:
+        """Names of the methods defined beside ``func`` in its class (empty for functions)."""
+        return self._methods.get(id(func), set())
 
     def finding(self, rule: type["Rule"], node: cst.CSTNode, message: str | None = None,
                 fix: str | None = None) -> Finding:
@@ -213,26 +220,48 @@ def tensor_names(ctx: Context, func: cst.FunctionDef) -> set[str]:
              if p.name.value != "self" and not _python_default(p)}
     if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
         names.add(params.star_arg.name.value)
+    methods = ctx.methods_of(func)
     for _ in range(2):  # second pass picks up names used before a later re-assignment
         for node in walk(func.body):
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-                if _is_tensor_expr(ctx, node.value, names):
+                if _is_tensor_expr(ctx, node.value, names, methods):
                     targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign)
                                else [node.target])
                     for target in targets:
-                        names.update(_assigned_names(target))
+                        names.update(n for n in _assigned_names(target) if not _is_static_name(n))
     return names
 
 
-def _is_tensor_expr(ctx: Context, expr: cst.BaseExpression, tensors: set[str]) -> bool:
+STATIC_RESULT = {"shape", "shape_op", "dtype", "rank", "size", "ndim", "is_floating_point",
+                 "is_sequence_value_unknown", "is_sequence_shape_unknown", "get_shape", "typeof"}
+
+
+def _is_static_name(name: str) -> bool:
+    """Names that by convention hold Python shape / dtype facts (``in_shape``, ``x_dtype``)."""
+    return name.lower().endswith(("shape", "dtype", "ndim", "rank"))
+
+
+def _is_tensor_expr(ctx: Context, expr: cst.BaseExpression, tensors: set[str],
+                    methods: set[str] = frozenset()) -> bool:
+    """Does ``expr`` (probably) evaluate to a tensor?"""
     if tensor_refs(expr, tensors):
         return True
-    for node in walk(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_ATTRS:
+            continue
         if isinstance(node, cst.Call):
             name = ctx.qualname(node.func) or ""
+            last = name.rpartition(".")[2]
+            if last in STATIC_CALLS or last.lower() in STATIC_RESULT:
+                continue  # len(...), ops.shape(x), F.dtype(x): Python values
+            if name.startswith("self.") and name.count(".") == 1 and last in methods:
+                continue  # a helper method of the class: treated as Python code
             if name.startswith(("mindspore.", "self.")) and not name.startswith("mindspore.dtype"):
                 return True
             if isinstance(node.func, cst.Call) and (call_name(ctx, node.func) or "").startswith(
                     "mindspore."):  # ops.ReLU()(x)
                 return True
+        stack.extend(node.children)
     return False
