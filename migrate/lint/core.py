@@ -163,7 +163,7 @@ def _is_static_use(parent_chain: list[cst.CSTNode]) -> bool:
                 and parent.attr.value in STATIC_ATTRS:
             return True
         if isinstance(parent, cst.Call) and child is not parent.func:
-            return parent.func.__class__ is cst.Name and parent.func.value in STATIC_CALLS
+            return _static_callee(parent.func)
         if isinstance(parent, cst.Comparison) and all(
                 isinstance(t.operator, (cst.Is, cst.IsNot)) for t in parent.comparisons):
             return True
@@ -236,6 +236,15 @@ STATIC_RESULT = {"shape", "shape_op", "dtype", "rank", "size", "ndim", "is_float
                  "is_sequence_value_unknown", "is_sequence_shape_unknown", "get_shape", "typeof"}
 
 
+def _static_callee(func: cst.BaseExpression) -> bool:
+    """``len``, ``isinstance``..., ``ops.shape``, ``F.dtype``, ``ops.Shape()``, ``self.shape_op``."""
+    if isinstance(func, cst.Call):
+        func = func.func
+    if isinstance(func, cst.Name):
+        return func.value in STATIC_CALLS or func.value.lower() in STATIC_RESULT
+    return isinstance(func, cst.Attribute) and func.attr.value.lower() in STATIC_RESULT
+
+
 def _is_static_name(name: str) -> bool:
     """Names that by convention hold Python shape / dtype facts (``in_shape``, ``x_dtype``)."""
     return name.lower().endswith(("shape", "dtype", "ndim", "rank"))
@@ -254,8 +263,8 @@ def _is_tensor_expr(ctx: Context, expr: cst.BaseExpression, tensors: set[str],
         if isinstance(node, cst.Call):
             name = ctx.qualname(node.func) or ""
             last = name.rpartition(".")[2]
-            if last in STATIC_CALLS or last.lower() in STATIC_RESULT:
-                continue  # len(...), ops.shape(x), F.dtype(x): Python values
+            if _static_callee(node.func):
+                continue  # len(...), ops.shape(x), ops.Shape()(x), F.dtype(x): Python values
             if name.startswith("self.") and name.count(".") == 1 and last in methods:
                 continue  # a helper method of the class: treated as Python code
             if name.startswith(("mindspore.", "self.")) and not name.startswith("mindspore.dtype"):
