@@ -188,3 +188,11 @@ def test_subclassing_a_layer_with_renamed_arguments_is_refused():
 ])
 def test_known_unsupported_layers(code, api, reason):
     assert_unsupported(HEADER + f"m = {code}\n", api, reason)
+
+
+@pytest.mark.parametrize("code,api,reason", [
+    ("F.conv_transpose2d(x, w)", "torch.nn.functional.conv_transpose2d", "no CPU kernel"),
+    ("F.instance_norm(x)", "torch.nn.functional.instance_norm", "InstanceNorm"),
+])
+def test_known_unsupported_functions(code, api, reason):
+    assert_unsupported(HEADER + f"out = {code}\n", api, reason)
