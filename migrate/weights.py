@@ -302,6 +302,16 @@ def _to_torch_layout(arr: np.ndarray, entry: Entry) -> np.ndarray:
     return np.squeeze(arr, entry.expand_axis)
 
 
+_NP_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "bfloat16": np.float32,
+              "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+              "bool": np.bool_}
+
+
+def _np_dtype(ms_dtype):
+    """numpy dtype for a MindSpore dtype (mindspore.dtype_to_nptype is deprecated in 2.10)."""
+    return _NP_DTYPES.get(str(ms_dtype).lower(), np.float32)
+
+
 def _shape(x) -> tuple:
     return tuple(int(d) for d in x.shape)
 
@@ -345,7 +355,7 @@ def torch_to_mindspore(state_dict, ms_net, strict: bool = True) -> dict:
                            + ", ".join(f"{k} {_shape(sd[k])}" for k in extra[:5])
                            + (" ..." if len(extra) > 5 else ""))
     for p, arr, _ in plan:
-        p.set_data(ms.Tensor(np.ascontiguousarray(arr).astype(ms.dtype_to_nptype(p.dtype), copy=False)))
+        p.set_data(ms.Tensor(np.ascontiguousarray(arr).astype(_np_dtype(p.dtype), copy=False)))
     return {e.torch_name: e.ms_name for _, _, e in plan}
 
 
@@ -540,4 +550,4 @@ def load_checkpoint_into(ms_net, arrays: dict) -> None:
                                f"shape {_shape(p)}")
         plan.append((p, arrays[key]))
     for p, arr in plan:
-        p.set_data(ms.Tensor(np.ascontiguousarray(arr).astype(ms.dtype_to_nptype(p.dtype), copy=False)))
+        p.set_data(ms.Tensor(np.ascontiguousarray(arr).astype(_np_dtype(p.dtype), copy=False)))

@@ -116,7 +116,7 @@ def _plot(d) -> str:
     for i, r in enumerate(layers):
         if r["name"] == first:
             out.append(f"<line x1='{x(i):.1f}' x2='{x(i):.1f}' y1='{T}' y2='{H - B}' stroke='#c5221f' "
-                       f"stroke-width='1.5'/><text x='{x(i) + 4:.1f}' y='{T + 12}' fill='#c5221f'>"
+                       f"stroke-width='1.5'/><text x='{x(i) + 4:.1f}' y='{H - B - 6}' fill='#c5221f'>"
                        f"first divergence: {_e(first)}</text>")
     fwd_pts, grad_pts = [], []
     for i, r in enumerate(layers):

@@ -1,0 +1,177 @@
+"""The parity checker must pass faithful ports and name the layer of each planted bug."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("mindspore")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import MsBCE, MsCNN, TorchBCE, TorchCNN  # noqa: E402
+from unet import MsBCEDice, MsUNet, TorchBCEDice, TorchUNet  # noqa: E402
+
+from migrate.parity import assert_parity, compare  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+X = np.random.default_rng(0).standard_normal((2, 3, 16, 16)).astype(np.float32)
+
+
+def _cnn(bug=None, **kw):
+    torch.manual_seed(0)
+    return compare(TorchCNN(), MsCNN(bug=bug), X, **kw)
+
+
+def _row(report, name):
+    return next(r for r in report.layers if r["name"] == name)
+
+
+def _grad(report, name):
+    return next(g for g in report.grads if g["name"] == name)
+
+
+def test_faithful_cnn_passes_forward_backward_and_steps():
+    r = _cnn(steps=2, lr=0.01)
+    assert r.passed, r.table(color=False)
+    assert len(r.layers) == 23 and len(r.grads) == 20 and len(r.steps) == 2
+    assert all(s["passed"] for s in r.steps)
+    assert any("dropout disabled" in n for n in r.determinism)
+    assert r.first_divergence == {"forward": None, "backward": None, "backward_param": None, "step": None,
+                                  "step_detail": None}
+
+
+def test_wrong_leaky_relu_slope_is_named_in_forward():
+    r = _cnn("slope")
+    assert not r.passed
+    assert r.first_divergence["forward"] == "blocks.0.act"
+    assert all(row["passed"] for row in r.layers[:_row(r, "blocks.0.act")["index"]])
+    assert _row(r, "blocks.0.conv")["passed"] and not _row(r, "blocks.1.conv")["passed"]
+
+
+def test_bprop_scaling_gradient_fails_backward_only_upstream():
+    r = _cnn("bprop")
+    assert r.first_divergence["forward"] is None and all(row["passed"] for row in r.layers)
+    assert r.first_divergence["backward"] == "mid.gate"
+    # upstream of the gate: scaled by 2 (direction unchanged)
+    for name in ("mid.proj.weight", "branch.b.weight", "stem.conv.weight"):
+        g = _grad(r, name)
+        assert not g["passed"] and g["cosine"] > 0.999, g
+    # downstream of the gate: untouched
+    assert _grad(r, "head.weight")["passed"] and _grad(r, "head.bias")["passed"]
+    assert not r.passed
+
+
+def test_batchnorm_momentum_not_inverted_shows_after_a_step():
+    r = _cnn("momentum", steps=2, lr=0.01)
+    assert r.first_divergence["forward"] is None and r.first_divergence["backward"] is None
+    assert all(g["passed"] for g in r.grads)
+    assert r.first_divergence["step"] == 1
+    assert r.steps[0]["loss_passed"] and r.steps[0]["first_param"] == "blocks.0.bn.running_mean"
+    bad = {p["name"] for p in r.final_params if not p["passed"]}
+    assert bad == {"blocks.0.bn.running_mean", "blocks.0.bn.running_var"}
+    assert not r.passed
+
+
+def test_conv_padding_mismatch_is_named():
+    r = _cnn("padding")
+    assert r.first_divergence["forward"] == "blocks.0.conv"
+    assert _row(r, "blocks.0.conv")["shape"] == [2, 8, 16, 16]  # same shape, different values
+
+
+def test_vanishing_gradient_stop_gradient_branch():
+    r = _cnn("stopgrad")
+    assert r.first_divergence["forward"] is None
+    assert r.first_divergence["backward"] == "branch"
+    assert _grad(r, "branch.b.weight")["max_abs"] > 0 and not _grad(r, "branch.b.weight")["passed"]
+    ms_b = next(g for g in r.grads if g["name"] == "branch.b.bias")
+    assert ms_b["cosine"] == 0.0  # MindSpore's gradient is exactly zero there
+    assert _grad(r, "branch.a.weight")["passed"] and _grad(r, "head.weight")["passed"]
+
+
+def test_nan_is_attributed_to_the_layer_producing_it_and_one_sided_layers_are_unmatched():
+    r = _cnn("nan")
+    assert r.first_nonfinite == {"torch": None, "ms": "nan"}
+    assert r.unmatched["ms"] == ["nan"] and r.unmatched["torch"] == []
+    assert _row(r, "mid")["passed"] and not _row(r, "pool")["passed"]
+
+
+def test_mindspore_error_is_blamed_on_the_cell_that_raised():
+    class Broken(MsCNN):
+        def __init__(self):
+            super().__init__()
+            import mindspore.nn as mnn
+            self.head = mnn.Dense(5, 3)  # expects 5 features, gets 16
+
+    torch.manual_seed(0)
+    tm = TorchCNN()
+    tm.head = torch.nn.Linear(5, 3)  # weights copy fine; torch would fail too, so bypass the forward
+    from migrate.parity.runner import ParityError
+    with pytest.raises(ParityError, match="the torch model raised RuntimeError"):
+        compare(tm, Broken(), X)
+
+
+def test_faithful_unet_with_loss_and_adam_steps():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    y = (rng.random((2, 1, 32, 32)) > 0.5).astype(np.float32)
+    torch.manual_seed(0)
+    r = assert_parity(TorchUNet(), MsUNet(), x, target=y, loss=TorchBCEDice(), ms_loss=MsBCEDice(), steps=2,
+                      optimizer="adam", lr=1e-3)
+    assert len(r.layers) == 67 and len(r.grads) == 50
+    assert any("inplace=True turned off" in n for n in r.determinism)
+
+
+def test_assert_parity_raises_with_the_table():
+    torch.manual_seed(0)
+    with pytest.raises(AssertionError, match=r">>\s+6  blocks\.0\.act"):
+        assert_parity(TorchCNN(), MsCNN(bug="slope"), X)
+
+
+def test_report_json_and_html(tmp_path):
+    r = _cnn("slope", steps=1)
+    paths = r.write(tmp_path / "rep")
+    data = json.loads(open(paths["json"]).read())
+    for key in ("passed", "tolerances", "layers", "grads", "steps", "first_divergence"):
+        assert key in data
+    assert data["passed"] is False and data["first_divergence"]["forward"] == "blocks.0.act"
+    assert set(data["layers"][0]) >= {"name", "type", "shape", "max_abs", "max_rel", "cosine", "passed"}
+    assert set(data["grads"][0]) >= {"name", "max_abs", "max_rel", "cosine", "passed"}
+    assert set(data["steps"][0]) >= {"step", "loss_torch", "loss_ms", "passed"}
+    page = open(paths["html"]).read()
+    assert "<svg" in page and "first divergence: blocks.0.act" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+    assert "<script" not in page and "<link" not in page
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "migrate.cli", "parity", *args], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": ROOT})
+
+
+@pytest.mark.slow
+def test_cli_exit_codes_and_report(tmp_path):
+    here = os.path.dirname(os.path.abspath(__file__))
+    (tmp_path / "nets.py").write_text(
+        f"import sys; sys.path.insert(0, {here!r})\n"
+        "from models import TorchCNN, MsCNN, TorchBCE, MsBCE\n"
+        "def ms_slope(**kw):\n    return MsCNN(bug='slope', **kw)\n")
+    ok = _cli("nets.py:TorchCNN", "--ms", "nets.py:MsCNN", "--args", '{"classes": 2}', "--input", "2,3,16,16",
+              "--loss", "nets.py:TorchBCE", "--ms-loss", "nets.py:MsBCE", "--steps", "1", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PARITY HOLDS" in ok.stdout
+    bad = _cli("nets.py:TorchCNN", "--ms", "nets.py:ms_slope", "--input", "2,3,16,16", "--report", "out",
+               cwd=tmp_path)
+    assert bad.returncode == 1 and "forward diverges first at blocks.0.act" in bad.stdout
+    assert json.loads((tmp_path / "out" / "parity.json").read_text())["first_divergence"]["forward"] == "blocks.0.act"
+    for args, msg in [(("nets.py:Nope", "--ms", "nets.py:MsCNN", "--input", "2,3,16,16"), "no class or function named 'Nope'"),
+                      (("nets.py:TorchCNN", "--ms", "nets.py:MsCNN", "--input", "2,x"), "--input '2,x'"),
+                      (("nets.py:TorchCNN", "--ms", "nets.py:MsCNN"), "give --input"),
+                      (("nets.py:TorchCNN", "--ms", "nets.py:MsCNN", "--input", "2,3,16,16", "--args", "{"), "--args is not valid JSON")]:
+        r = _cli(*args, cwd=tmp_path)
+        assert r.returncode == 2, (args, r.stderr)
+        assert msg in r.stderr and "Traceback" not in r.stderr and r.stderr.strip().count("\n") == 0, r.stderr
