@@ -1,0 +1,93 @@
+"""``msmigrate scan``: count a project's torch API uses and say which ones msmigrate cannot convert."""
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HELP = "count a project's torch API uses and list the unsupported ones (never executes or writes anything)"
+DESCRIPTION = """\
+Scan PyTorch source (a file or a directory) the way `msmigrate convert` would, without writing anything and
+without executing the code: per-API use counts, each unsupported use with file:line and the reason, and totals.
+Use it to size a migration before converting.
+
+--format text (default) or json.
+
+exit codes: 0 every API use found is supported, 3 some use is unsupported, 1 input errors (missing path,
+syntax error, undecodable file), 2 usage."""
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = 0, 1, 2, 3
+
+
+def add_arguments(p) -> None:
+    p.add_argument("path", metavar="PATH", help="a .py file or a directory")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+
+
+def summarise(report) -> dict:
+    """Per-API counts (converted + unsupported uses), unsupported uses and totals from a conversion report."""
+    from dataclasses import asdict
+
+    converted = sum((f.apis for f in report.files), Counter())
+    unsupported = Counter(u.api for u in report.unsupported)
+    apis = [
+        {"api": api, "uses": converted[api] + unsupported[api], "converted": converted[api],
+         "unsupported": unsupported[api]}
+        for api in sorted(set(converted) | set(unsupported), key=lambda a: (-(converted[a] + unsupported[a]), a))
+    ]
+    return {
+        "files": len(report.files),
+        "api_uses": sum(a["uses"] for a in apis),
+        "converted_uses": sum(converted.values()),
+        "unsupported_uses": len(report.unsupported),
+        "distinct_apis": len(apis),
+        "unsupported_apis": sorted(unsupported),
+        "apis": apis,
+        "unsupported": [asdict(u) for u in report.unsupported],
+        "errors": [asdict(e) for e in report.errors],
+    }
+
+
+def render_text(s: dict) -> str:
+    lines = [f"{'uses':>6}  {'status':<11}  api"]
+    for a in s["apis"]:
+        status = "unsupported" if a["unsupported"] and not a["converted"] else (
+            "partial" if a["unsupported"] else "supported")
+        lines.append(f"{a['uses']:>6}  {status:<11}  {a['api']}")
+    if s["unsupported"]:
+        lines.append("")
+        lines.append("unsupported uses:")
+        lines.extend(f"  {u['file']}:{u['line']}: {u['api']}: {u['reason']}" for u in s["unsupported"])
+    if s["errors"]:
+        lines.append("")
+        lines.append("errors:")
+        lines.extend(f"  {e['file']}:{e['line']}: {e['message']}" for e in s["errors"])
+    lines.append("")
+    lines.append(f"files: {s['files']}   torch API uses: {s['api_uses']}   distinct APIs: {s['distinct_apis']}   "
+                 f"supported uses: {s['converted_uses']}   unsupported uses: {s['unsupported_uses']} "
+                 f"({len(s['unsupported_apis'])} APIs)")
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    from ..api import convert_path
+    from ..mapping import MappingError
+
+    path = Path(args.path)
+    if not path.exists():
+        print(f"msmigrate: {path}: no such file or directory", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        report = convert_path(path, None)  # out=None: nothing is written
+    except MappingError as exc:
+        print(f"msmigrate: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    summary = summarise(report)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_text(summary))
+    if report.errors:
+        return EXIT_INPUT
+    return EXIT_UNSUPPORTED if report.unsupported else EXIT_OK
