@@ -141,3 +141,15 @@ def test_layer(case):
 ])
 def test_unsupported_arguments(code, api, reason):
     assert_unsupported(HEADER + f"m = {code}\n", api, reason)
+
+
+TRANSFORMER = layer_cases("torch.nn.TransformerEncoderLayer", [
+    "nn.TransformerEncoderLayer(8, 2, 16, 0.0)",
+    "nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)",
+    "nn.TransformerEncoderLayer(norm_first=True, dropout=0.0, dim_feedforward=32, nhead=4, d_model=8)",
+    "nn.TransformerEncoderLayer(8, 2, 16, 0.0, 'gelu', layer_norm_eps=1e-6)",
+    "nn.TransformerEncoderLayer(d, h, ff, dropout=p)",
+], prelude="d, h, ff, p = 8, 2, 16, 0.0", inputs={"x": rng_array(5, 2, 8)}, rtol=1e-4, atol=1e-5,
+    why_tolerance="attention softmax, matmuls and layer norms reduce in a different order (float32 rounding)")
+CASES += TRANSFORMER  # the same list object test_layer is parametrized with
+
