@@ -29,10 +29,9 @@ def test_known_unsupported_entries_have_a_marker_test():
     """Entries that exist only to explain why an API cannot be converted are tested for their marker."""
     table = load_table()
     proven = _proven()
-    import tests.api.test_functions as f
-    import tests.api.test_nn_layers as n
-
-    marked = {p.values[1] for m in (f, n) for p in _unsupported_params(m)}
+    modules = [importlib.import_module(f"tests.api.{info.name}") for info in pkgutil.iter_modules(tests.api.__path__)
+               if info.name.startswith("test_")]
+    marked = {p.values[1] for m in modules for p in _unsupported_params(m)}
     missing = sorted(e.torch for e in table.entries if "*" in e.unsupported and e.torch not in marked | proven)
     assert not missing, missing
 

@@ -1,0 +1,96 @@
+"""Rules for torch.* functions and Tensor methods (mappings/torch_math.toml, mappings/tensor_math.toml)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..rewrite.calls import Unsupported, code, expr
+from .rules import _NOT_LITERAL, _literal
+
+_SIMPLE = (cst.Name, cst.Attribute)
+
+
+def float_input(call) -> None:
+    """torch computes integer and bool inputs of exp/log/sin-style ops in float32; MindSpore's kernels refuse them.
+
+    A side-effect-free input (a name or attribute) is cast at run time when it is not floating point; any other
+    expression is passed as written (evaluating it twice could change the program), which is right for the
+    float inputs these ops nearly always get.
+    """
+    name = "input" if "input" in call.bound else None
+    if name is None:
+        return
+    node = call.bound[name]
+    if isinstance(node, _SIMPLE):
+        src = code(node)
+        call.set(name, f"({src} if {src}.is_floating_point() else {src}.float())")
+
+
+def torch_norm(call) -> None:
+    """torch.norm(p='fro', dim=None): a vector norm of the flattened input unless dim selects axes; 'fro' over one
+    axis is the 2-norm. ops.norm follows linalg.norm (a 2-D input with ord and no dim is a matrix norm), so the
+    flattening is written out."""
+    src = code(call.bound["input"]) if isinstance(call.bound["input"], _SIMPLE) else f"({code(call.bound['input'])})"
+    p = _literal(call, "p")
+    keepdim = code(call.bound["keepdim"])
+    if p is _NOT_LITERAL:
+        raise Unsupported("p must be a literal")
+    if "dim" not in call.bound or _literal(call, "dim") is None:
+        if keepdim != "False":
+            raise Unsupported("keepdim=True without dim is not mapped")
+        ord_ = "" if p in ("fro", 2, 2.0) else f", {p!r}"
+        call.replacement = expr(f"ops.norm({src}.reshape(-1){ord_})")
+        return
+    dim = _literal(call, "dim")
+    single = isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1)
+    if p == "fro":
+        p = 2 if single else "fro"
+    elif not single:
+        raise Unsupported(f"p={p!r} over several dims is not mapped")
+    call.replacement = expr(f"ops.norm({src}, {p!r}, {code(call.bound['dim'])}, {keepdim})")
+
+
+def linspace(call) -> None:
+    """ops.linspace wants float start/end and has no dtype; torch returns float32 unless dtype says otherwise."""
+    for name in ("start", "end", "steps"):
+        if name not in call.bound:
+            raise Unsupported(f"needs {name}")
+    out = f"ops.linspace(float({code(call.bound['start'])}), float({code(call.bound['end'])}), {code(call.bound['steps'])})"
+    if "dtype" in call.bound:
+        out += f".astype({code(call.bound['dtype'])})"
+    call.replacement = expr(out)
+
+
+def randint(call) -> None:
+    """torch.randint(high, size) / (low, high, size); MindSpore needs low and a dtype (torch: int64)."""
+    if "size" not in call.bound:  # randint(high, size): the first two positions are high and size
+        if "high" not in call.bound:
+            raise Unsupported("needs size")
+        call.bound["size"] = call.bound.pop("high")
+        call.bound["high"] = call.bound.pop("low")
+        call.set("low", "0")
+    if "low" not in call.bound:
+        call.set("low", "0")
+    dtype = code(call.bound["dtype"]) if "dtype" in call.bound else "ms.int64"
+    call.replacement = expr(f"ops.randint({code(call.bound['low'])}, {code(call.bound['high'])}, "
+                            f"{code(call.bound['size'])}, dtype={dtype})")
+
+
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint)}
+
+
+def full_dtype(call) -> None:
+    """torch.full infers the dtype from the fill value (float32, int64, bool); ops.full infers int64 for floats."""
+    if "dtype" in call.bound:
+        return
+    value = _literal(call, "fill_value")
+    if isinstance(value, bool):
+        call.set("dtype", "ms.bool_")
+    elif isinstance(value, int):
+        call.set("dtype", "ms.int64")
+    elif isinstance(value, float):
+        call.set("dtype", "ms.float32")
+    else:
+        raise Unsupported("the dtype torch infers from a non-literal fill_value is unknown: pass dtype=")
+
+
+RULES["full_dtype"] = full_dtype
