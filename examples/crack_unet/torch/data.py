@@ -40,7 +40,7 @@ def _background(rng, size):
 
 
 def _crack_segments(rng, size):
-    """Polyline segments of a random-walk crack crossing the image, with 1-3 branches."""
+    """Segments of a random-walk crack grown both ways from an interior point, plus 1-3 branches."""
     segments = []
 
     def walk(start, heading, length, step):
@@ -50,14 +50,13 @@ def _crack_segments(rng, size):
             nxt = point + step * np.array([np.cos(heading), np.sin(heading)])
             segments.append((point, nxt))
             point = nxt
-        return heading
 
     centre = rng.uniform(0.3, 0.7, size=2) * size
     heading = rng.uniform(0.0, np.pi)
-    for direction in (heading, heading + np.pi):  # grow both ways from an interior point
+    for direction in (heading, heading + np.pi):
         walk(centre, direction, rng.uniform(0.45, 0.7) * size, size / 16)
     main = list(segments)
-    for _ in range(rng.integers(1, 4)):
+    for _ in range(rng.integers(1, 4)):  # branches sprout from a segment of the main crack
         a, b = main[rng.integers(len(main) // 4, len(main))]
         direction = np.arctan2(b[1] - a[1], b[0] - a[0])
         branch = direction + rng.choice([-1, 1]) * rng.uniform(0.5, 1.2)
