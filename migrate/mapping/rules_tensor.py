@@ -29,7 +29,8 @@ def torch_norm(call) -> None:
     """torch.norm(p='fro', dim=None): a vector norm of the flattened input unless dim selects axes; 'fro' over one
     axis is the 2-norm. ops.norm follows linalg.norm (a 2-D input with ord and no dim is a matrix norm), so the
     flattening is written out."""
-    src = code(call.bound["input"]) if isinstance(call.bound["input"], _SIMPLE) else f"({code(call.bound['input'])})"
+    node = call.bound["input"] if "input" in call.bound else call.receiver  # torch.norm(x) or x.norm()
+    src = code(node) if isinstance(node, _SIMPLE) else f"({code(node)})"
     p = _literal(call, "p")
     keepdim = code(call.bound["keepdim"])
     if p is _NOT_LITERAL:

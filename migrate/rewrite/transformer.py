@@ -13,6 +13,7 @@ parsing, and the convert benchmark targets 5 kLOC/s per core):
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import libcst as cst
@@ -30,7 +31,7 @@ _NON_TENSOR_LITERALS = (
 )
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone.
-_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule"}
+_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 
@@ -198,9 +199,12 @@ class Rewriter(cst.CSTTransformer):
     def leave_FunctionDef(self, original, updated):
         self._depth -= 1
         self._non_tensors.pop()
-        if self._class_stack and self._class_stack[-1] and updated.name.value == "forward":
-            self._ok("torch.nn.Module.forward")
-            return updated.with_changes(name=cst.Name("construct"))
+        if self._class_stack and self._class_stack[-1]:
+            if updated.name.value == "forward":
+                self._ok("torch.nn.Module.forward")
+                return updated.with_changes(name=cst.Name("construct"))
+            if updated.name.value == "__init__" and _FILLS_CONTAINER.search(code(updated.body)):
+                return _rename_parameters_at_end(updated)
         return updated
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -320,6 +324,21 @@ class Rewriter(cst.CSTTransformer):
         self._ok(api, target)
         new = expr(target)
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar) if hasattr(new, "lpar") else new
+
+
+# `self.blocks = nn.ModuleList()` then `self.blocks.append(block)`: MindSpore's CellList.append names the new
+# parameters without the parent's prefix ("0.weight"), so two such lists collide and optimizers refuse the net.
+_FILLS_CONTAINER = re.compile(r"\bself\.\w+\.(append|extend|insert)\(")
+_RENAME_STMT = "self.update_parameters_name()  # msmigrate: CellList.append names parameters without their path\n"
+
+
+def _rename_parameters_at_end(func: cst.FunctionDef) -> cst.FunctionDef:
+    """Append ``self.update_parameters_name()`` (names = attribute paths, as torch's state_dict) to __init__."""
+    body = func.body
+    if isinstance(body, cst.IndentedBlock) and not any(
+            _RENAME_STMT.split("  #")[0] in code(stmt) for stmt in body.body):
+        return func.with_changes(body=body.with_changes(body=[*body.body, cst.parse_statement(_RENAME_STMT)]))
+    return func
 
 
 def _bound_names(node: cst.Import | cst.ImportFrom) -> set[str]:
