@@ -439,7 +439,7 @@ class _NoGrad(cst.CSTTransformer):
 
 def run(module: cst.Module, rewriter) -> cst.Module:
     new = TrainingPass(module, rewriter).run()
-    if "ms." in new.code and not any(code(s).startswith("import mindspore as ms") for s in new.body):
+    if "ms." in new.code and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body):
         from .transformer import _after_preamble
 
         body = list(new.body)
