@@ -143,6 +143,7 @@ class TrainingPass:
     def __init__(self, module: cst.Module, rewriter) -> None:
         self.module, self.rw = module, rewriter
         self.counter = 0
+        self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
         self.has_shuffle_dataset = "ds.GeneratorDataset(" in module.code and "shuffle=True" in module.code
 
@@ -190,6 +191,16 @@ class TrainingPass:
     def scope_body(self, stmts: list) -> list:
         """Rewrite the steps in one scope (module or function body); insert their definitions before the
         top-level statement (loop) that contains each."""
+        saved, self.accums = self.accums, {}
+        try:
+            out = self._scope_body(stmts)
+            if self.accums:
+                out = list(cst.Module(body=out).visit(_Accumulators(self)).body)
+            return out
+        finally:
+            self.accums = saved
+
+    def _scope_body(self, stmts: list) -> list:
         out = []
         for stmt in stmts:
             if isinstance(stmt, cst.FunctionDef):
@@ -244,38 +255,172 @@ class TrainingPass:
 
     # -- one block ---------------------------------------------------------------------------------
     def block(self, stmts: list, steps_out, loop_targets, top=False) -> list:
-        i_bw = next((i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None), None)
-        if i_bw is None:
+        """Rewrite the backward passes of one block. Each ``loss.backward()`` is paired with the next
+        ``X.step()`` of the block (before the next backward): several pairs (GAN-style D and G steps) become
+        several forward/grad functions. A pair is converted to ``optimizer(grads)`` only when X's gradients
+        were zeroed since the previous backward pass (walking back cyclically through the loop body), so the
+        step sees exactly this backward's gradients. Otherwise, or when the step is elsewhere (gradient
+        accumulation: ``if (i + 1) % k == 0: optimizer.step()``), a single backward becomes an explicit gradient
+        buffer: backward adds, zero_grad resets, step consumes it - torch's ``.grad`` semantics."""
+        bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
+        if not bws:
             return stmts
-        bw_stmt = stmts[i_bw]
-        bw = _expr_call(bw_stmt, "backward")
-        if bw.args:
-            stmts[i_bw] = self.fail(bw_stmt, "torch.Tensor.backward",
-                                    "arguments (gradient / retain_graph / create_graph) are not converted")
-            return stmts
-        # the optimizer: receiver of the first X.step() after backward that is not a scheduler
+        for i in bws:
+            if _expr_call(stmts[i], "backward").args:
+                stmts[i] = self.fail(stmts[i], "torch.Tensor.backward",
+                                     "arguments (gradient / retain_graph / create_graph) are not converted")
+                return stmts
         zero_recv = {code(c.func.value) for s in stmts if (c := _expr_call(s, "zero_grad")) is not None}
-        i_step = None
-        for j in range(i_bw + 1, len(stmts)):
-            c = _expr_call(stmts[j], "step")
-            if c is not None and not c.args and (code(c.func.value) in zero_recv or code(c.func.value) in self.optimizers
-                                                 or "sched" not in code(c.func.value).lower()):
-                i_step = j
-                break
-        if i_step is None:
-            stmts[i_bw] = self.fail(bw_stmt, "torch.Tensor.backward",
-                                    "no optimizer.step() after it in the same block (gradient accumulation, "
-                                    "several optimizers and torch.autograd idioms are not converted)")
+        pairs = []
+        for k, i_bw in enumerate(bws):
+            end = bws[k + 1] if k + 1 < len(bws) else len(stmts)
+            i_step = None
+            for j in range(i_bw + 1, end):
+                c = _expr_call(stmts[j], "step")
+                if c is not None and not c.args and (code(c.func.value) in zero_recv
+                                                     or code(c.func.value) in self.optimizers
+                                                     or "sched" not in code(c.func.value).lower()):
+                    i_step = j
+                    break
+            pairs.append((i_bw, i_step))
+        if len(pairs) == 1:
+            i_bw, i_step = pairs[0]
+            opt = code(_expr_call(stmts[i_step], "step").func.value) if i_step is not None else None
+            if opt is None or not self._zeroed_before(stmts, i_bw, opt, bws):
+                opt = opt or self._accum_optimizer(stmts, i_bw)
+                if opt is None:
+                    stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward",
+                                            "no optimizer.step() found for it (several optimizers, or a "
+                                            "torch.autograd idiom): not converted")
+                    return stmts
+                return self._accumulate(stmts, i_bw, opt, steps_out, loop_targets, top)
+        else:
+            opts = [code(_expr_call(stmts[s], "step").func.value) if s is not None else None for _, s in pairs]
+            if None in opts or len(set(opts)) != len(opts):
+                stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
+                                          "several backward passes that are not each followed by the step of "
+                                          "a different optimizer are not converted")
+                return stmts
+            for (i_bw, _), opt in zip(pairs, opts):
+                if not self._zeroed_before(stmts, i_bw, opt, bws):
+                    stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward",
+                                            f"{opt}'s gradients are not zeroed between the other backward pass "
+                                            "and this one (they would accumulate): not converted")
+                    return stmts
+        opts = [code(_expr_call(stmts[s], "step").func.value) for _, s in pairs]
+        for s in stmts:
+            c = _expr_call(s, "zero_grad")
+            if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts):
+                return [self.fail(s, "torch.Tensor.backward", "zero_grad() of something that is not the "
+                                  "stepped optimizer or its model: not converted") if t is s else t for t in stmts]
+        built, owned, prev_step = [], {}, -1
+        for (i_bw, i_step), opt in zip(pairs, opts):
+            step = self._build(stmts, i_bw, opt, loop_targets, bws)
+            if isinstance(step, str):
+                stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
+                return stmts
+            at = next((j for j in step["slice"] if j > prev_step), i_bw)
+            for j in step["slice"]:
+                if j >= at:
+                    owned[j] = True
+            step["at"], step["i_step"], step["opt"], step["i_bw"] = at, i_step, opt, i_bw
+            built.append(step)
+            prev_step = i_step
+        new = []
+        for j, s in enumerate(stmts):
+            for step in built:
+                if j == step["at"]:
+                    new.append(step["call"])
+            if j in owned or j in bws:
+                continue
+            c = _expr_call(s, "zero_grad")
+            if c is not None:
+                continue
+            clip = _clip(s)
+            if clip is not None and any(st["i_bw"] < j < st["i_step"] for st in built):
+                new.append(s.with_changes(body=[cst.parse_statement(
+                    f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
+                self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+                continue
+            step = next((st for st in built if st["i_step"] == j), None)
+            if step is not None:
+                new.append(s.with_changes(body=[cst.parse_statement(f"{step['opt']}(grads)\n").body[0]]))
+                continue
+            new.append(s)
+        for step in built:
+            self.ok("torch.Tensor.backward")
+            self.ok("torch.optim.Optimizer.step")
+        if len(built) > 1:
+            self.ok("torch.Tensor.backward (several optimizers)")
+        return self._place(new, built, steps_out, top)
+
+    def _place(self, new, built, steps_out, top, extra_defs=()):
+        if top:
+            # a step outside any loop: define forward_fn right before it
+            for step in built:
+                k = new.index(step["call"])
+                models = self.optimizers.get(step["opt"], set())
+                new[k:k] = [*self._mode(models, new[:k]), *step["defs"], *extra_defs]
+                extra_defs = ()
+            return new
+        for n, step in enumerate(built):
+            steps_out.append(_Step([*step["defs"], *(extra_defs if n == 0 else ())], step["opt"],
+                                   self.optimizers.get(step["opt"], set())))
+        return new
+
+    def _zeroes(self, recv: str, opt: str) -> bool:
+        """``recv.zero_grad()`` clears the gradients ``opt`` steps with (the optimizer, or a model it optimises)."""
+        return recv == opt or recv in self.optimizers.get(opt, set())
+
+    def _zeroed_before(self, stmts, i_bw, opt, bws) -> bool:
+        order = list(range(i_bw - 1, -1, -1)) + list(range(len(stmts) - 1, i_bw, -1))
+        for j in order:
+            if j in bws:
+                return False
+            c = _expr_call(stmts[j], "zero_grad")
+            if c is not None and self._zeroes(code(c.func.value), opt):
+                return True
+        return False
+
+    def _accum_optimizer(self, stmts, i_bw):
+        """The optimizer a lone backward feeds: the one stepped later in the block (inside an ``if``), else the
+        only optimizer of the file."""
+        found = set()
+        for s in stmts[i_bw + 1:]:
+            for c in _calls(s, "step"):
+                r = code(c.func.value)
+                if not c.args and (r in self.optimizers or "sched" not in r.lower()):
+                    found.add(r)
+        if len(found) == 1:
+            return found.pop()
+        if not found and len(self.optimizers) == 1:
+            return next(iter(self.optimizers))
+        return None
+
+    def _accumulate(self, stmts, i_bw, opt, steps_out, loop_targets, top):
+        step = self._build(stmts, i_bw, opt, loop_targets, [i_bw])
+        if isinstance(step, str):
+            stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
             return stmts
-        opt = code(_expr_call(stmts[i_step], "step").func.value)
-        other_zero = zero_recv - {opt}
-        if other_zero or sum(1 for s in stmts if _expr_call(s, "backward") is not None) > 1:
-            stmts[i_bw] = self.fail(bw_stmt, "torch.Tensor.backward",
-                                    "several backward passes or optimizers in one step are not converted")
-            return stmts
-        if steps_out is None and not top:
-            return stmts
-        # the loss and its backward slice
+        acc = self.accums.setdefault(opt, "accum_grads" if not self.accums else f"accum_grads_{len(self.accums) + 1}")
+        step["opt"], step["at"] = opt, step["slice"][0]
+        new = []
+        for j, s in enumerate(stmts):
+            if j == step["at"]:
+                new.append(step["call"])
+            if j in step["slice"]:
+                continue
+            if j == i_bw:
+                new.append(_stmt(f"{acc} = tuple(a + g for a, g in zip({acc}, grads))  # backward() accumulates\n"))
+                continue
+            new.append(s)
+        self.ok("torch.Tensor.backward (gradient accumulation)")
+        init = _stmt(f"{acc} = tuple(ms.ops.zeros_like(p) for p in {opt}.parameters)  # gradient buffers (.grad)\n")
+        return self._place(new, [step], steps_out, top, extra_defs=(init,))
+
+    def _build(self, stmts, i_bw, opt, loop_targets, bws):
+        """forward_fn / grad_fn for the backward at ``i_bw`` (its loss's backward slice), and the call line."""
+        bw = _expr_call(stmts[i_bw], "backward")
         recv = bw.func.value
         needed = _names(recv)
         in_slice: list[int] = []
@@ -288,11 +433,8 @@ class TrainingPass:
                 needed |= _names(s)
         in_slice.reverse()
         if not in_slice:
-            stmts[i_bw] = self.fail(bw_stmt, "torch.Tensor.backward",
-                                    "the loss is not computed in the same block as backward()")
-            return stmts
+            return "the loss is not computed in the same block as backward()"
         slice_stmts = [stmts[j] for j in in_slice]
-        # parameters: names the slice reads that the loop binds before it (targets, data preparation)
         bound_before = set(loop_targets)
         for j in range(0, in_slice[0]):
             bound_before |= _assigned(stmts[j])
@@ -305,7 +447,6 @@ class TrainingPass:
                 if n in bound_before and n not in assigned_so_far and n not in params:
                     params.append(n)
             assigned_so_far |= _assigned(s)
-        # the loss value and aux outputs (slice results used anywhere else in the scope)
         elsewhere = set()
         for j, s in enumerate(stmts):
             if j not in in_slice and j != i_bw:
@@ -330,39 +471,7 @@ class TrainingPass:
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
         call_stmt = _stmt(f"{outputs}, grads = {gfn}({', '.join(params)})\n").with_changes(
             leading_lines=[ln for ln in slice_stmts[0].leading_lines if not ln.comment])
-        new = []
-        for j, s in enumerate(stmts):
-            if j == in_slice[0]:
-                new.append(call_stmt)
-            if j in in_slice:
-                continue
-            if j == i_bw:
-                continue
-            c = _expr_call(s, "zero_grad")
-            if c is not None and code(c.func.value) == opt:
-                continue
-            if i_bw < j < i_step:
-                clip = _clip(s)
-                if clip is not None:
-                    new.append(s.with_changes(body=[cst.parse_statement(
-                        f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
-                    self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
-                    continue
-            if j == i_step:
-                new.append(s.with_changes(body=[cst.parse_statement(f"{opt}(grads)\n").body[0]]))
-                continue
-            new.append(s)
-        self.ok("torch.Tensor.backward")
-        self.ok("torch.optim.Optimizer.step")
-        self.rw.ms_names |= {"ms"}
-        models = self.optimizers.get(opt, set())
-        if top:
-            # a step outside any loop: define forward_fn right before it
-            k = new.index(call_stmt)
-            new[k:k] = [*self._mode(models, new[:k]), *defs]
-            return new
-        steps_out.append(_Step(defs, opt, models))
-        return new
+        return {"slice": in_slice, "defs": defs, "call": call_stmt}
 
     def _mode(self, models, before):
         if any(".set_train(" in code(s) for s in before):
@@ -392,6 +501,60 @@ def _calls(node, attr):
 
 def _indent(src: str) -> str:
     return "".join(("    " + ln if ln.strip() else ln) for ln in src.splitlines(keepends=True))
+
+
+class _Accumulators(cst.CSTTransformer):
+    """In a scope with gradient buffers: ``opt.step()`` -> ``opt(buffer)``, ``opt.zero_grad()`` (or the model's)
+    -> a fresh zero buffer, and a clip before the step in the same block -> a clip of the buffer."""
+
+    def __init__(self, tp: TrainingPass):
+        super().__init__()
+        self.tp = tp
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def visit_ClassDef(self, node):
+        return False
+
+    def _flatten(self, body):
+        out = []
+        for k, s in enumerate(body):
+            c = _expr_call(s)
+            recv = code(c.func.value) if c is not None and isinstance(c.func, cst.Attribute) else None
+            if recv in self.tp.accums and c.func.attr.value == "step" and not c.args:
+                out.append(s.with_changes(body=[_stmt(f"{recv}({self.tp.accums[recv]})\n").body[0]]))
+                continue
+            if c is not None and isinstance(c.func, cst.Attribute) and c.func.attr.value == "zero_grad":
+                opts = [o for o in self.tp.accums if self.tp._zeroes(recv, o)]
+                if opts:
+                    for i, o in enumerate(opts):
+                        reset = _stmt(f"{self.tp.accums[o]} = tuple(ms.ops.zeros_like(p) for p in {o}.parameters)\n")
+                        out.append(reset.with_changes(leading_lines=s.leading_lines) if i == 0 else reset)
+                    self.tp.ok("torch.optim.Optimizer.zero_grad (gradient buffer)")
+                    continue
+            clip = _clip(s)
+            if clip is not None:
+                later = next((r for t in body[k + 1:] if (r := _step_recv(t)) in self.tp.accums), None)
+                if later is not None:
+                    acc = self.tp.accums[later]
+                    out.append(s.with_changes(body=[_stmt(
+                        f"{acc} = ops.clip_by_global_norm({acc}, {clip})\n").body[0]]))
+                    self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+                    continue
+            out.append(s)
+        return out
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+
+def _step_recv(stmt):
+    c = _expr_call(stmt, "step")
+    return code(c.func.value) if c is not None and not c.args else None
 
 
 class _NoGrad(cst.CSTTransformer):
@@ -438,13 +601,5 @@ class _NoGrad(cst.CSTTransformer):
 
 
 def run(module: cst.Module, rewriter) -> cst.Module:
-    new = TrainingPass(module, rewriter).run()
-    if "ms." in new.code and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body):
-        from .transformer import _after_preamble
-
-        body = list(new.body)
-        at = next((i for i, s in enumerate(body) if code(s).lstrip().startswith(("import mindspore", "from mindspore"))),
-                  _after_preamble(body))
-        body.insert(at, _stmt("import mindspore as ms\n"))
-        new = new.with_changes(body=body)
-    return new
+    """Rewrite the training steps of ``module`` (imports are added afterwards by ``Rewriter.finish``)."""
+    return TrainingPass(module, rewriter).run()

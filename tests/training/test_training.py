@@ -222,7 +222,18 @@ for i, (x, y) in enumerate(batches):
         optimizer.step()
         optimizer.zero_grad()
 """
+    # gradient accumulation converts (tests/training/test_patterns.py); a backward whose gradients are read
+    # directly (x.grad, no optimizer) does not
     result = convert(src)
+    assert not result.unsupported and "optimizer(accum_grads)" in result.code, result.code
+    src1 = """
+import torch
+x = torch.ones(3, requires_grad=True)
+loss = (x * x).sum()
+loss.backward()
+print(x.grad)
+"""
+    result = convert(src1)
     assert any(u.api == "torch.Tensor.backward" and u.line == 5 for u in result.unsupported), result.unsupported
     assert "# msmigrate: unsupported torch.Tensor.backward:" in result.code
     src2 = src.replace("loss.backward()", "loss.backward(retain_graph=True)")
