@@ -54,7 +54,8 @@ def _n(v, digits=3) -> str:
 
 def _settings(d) -> str:
     t, s = d["tolerances"], d["settings"]
-    rows = [("tolerance", f"|torch − ms| ≤ {t['atol']:g} + {t['rtol']:g}·|torch| for every element"),
+    rows = [("tolerance", f"|torch − ms| ≤ {t['atol']:g} + {t['rtol']:g}·max|torch| for every element (max over the tensor); "
+             f"gradients: {t.get('grad_rtol', t['rtol']):g}·max|torch|"),
             ("mode", s.get("mode")), ("loss", s.get("loss")),
             ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),
             ("inputs", ", ".join(f"{'x'.join(map(str, i['shape']))} {i['dtype']}" for i in s.get("inputs", []))),

@@ -3,7 +3,8 @@
 parity.json schema (all numbers are floats; null where not computed):
 
     passed            bool: forward, backward and steps all within tolerance, no error
-    tolerances        {rtol, atol}: element passes when |torch - ms| <= atol + rtol * |torch|
+    tolerances        {rtol, atol, grad_rtol}: an element passes when |torch - ms| <= atol + rtol * max|torch|
+                      (max over the tensor; see metrics.py); gradients use grad_rtol instead of rtol
     settings          {mode, steps, optimizer, lr, loss, inputs}
     determinism       [str]: what was made deterministic (dropout disabled, inplace turned off)
     layers            [{index, name, path, type, shape, max_abs, max_rel, cosine, within, passed,
@@ -83,8 +84,9 @@ class ParityReport:
         color = sys.stdout.isatty() if color is None else color
         red, bold, dim, end = ("\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m") if color else ("",) * 4
         fd = self.first_divergence
-        lines = [f"forward: {len(self.layers)} layers compared (rtol={self.tolerances['rtol']:g}, "
-                 f"atol={self.tolerances['atol']:g})"]
+        tol = self.tolerances
+        lines = [f"forward: {len(self.layers)} layers compared (error <= {tol['atol']:g} + {tol['rtol']:g} x max|torch|;"
+                 f" gradients {tol.get('grad_rtol', tol['rtol']):g})"]
         head = f"   {'#':>3}  {'layer':<34} {'type':<18} {'shape':<18} {'max_abs':>9} {'max_rel':>9} {'cosine':>9} {'within':>7}"
         lines.append(head)
         rows = self.layers if len(self.layers) <= max_rows else _around(self.layers, fd["forward"], max_rows)

@@ -33,8 +33,8 @@ class ParityError(ValueError):
 
 # ------------------------------------------------------------------------------ public API
 def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=None, steps: int = 0,
-            optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-3, atol: float = 1e-5,
-            weights: dict | None = None, backward: bool = True, step_inputs=None,
+            optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-4, atol: float = 1e-5,
+            grad_rtol: float = 1e-2, weights: dict | None = None, backward: bool = True, step_inputs=None,
             step_targets=None) -> ParityReport:
     """Compare ``torch_model`` with ``ms_model`` on ``inputs`` (an array or a list of arrays).
 
@@ -53,7 +53,7 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     if (loss is None) != (ms_loss is None):
         raise ParityError("give both loss and ms_loss, or neither (then the loss is the sum of the outputs)")
     inputs = _as_list(inputs)
-    report = ParityReport(tolerances={"rtol": rtol, "atol": atol})
+    report = ParityReport(tolerances={"rtol": rtol, "atol": atol, "grad_rtol": grad_rtol})
     report.settings = {"mode": "train (dropout disabled)", "steps": steps, "optimizer": optimizer.lower(),
                        "lr": lr, "loss": type(loss).__name__ if loss is not None else "sum of outputs",
                        "inputs": [{"shape": list(x.shape), "dtype": str(x.dtype)} for x in inputs]}
@@ -95,6 +95,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     import torch
 
     rtol, atol = report.tolerances["rtol"], report.tolerances["atol"]
+    grtol = report.tolerances["grad_rtol"]
     rec = TorchRecorder(torch_model, grads=backward)
     try:
         out_t = torch_model(*[torch.from_numpy(np.array(x)) for x in inputs])
@@ -130,9 +131,9 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         ref = store.get(key, {})
         for i, arr in arrays.items():
             if i in ref:
-                row = metrics.compare(ref[i], arr, rtol, atol)
+                row = metrics.compare(ref[i], arr, grtol, atol)
             elif kind == "out" and key in t_records:
-                row = metrics.compare(np.zeros_like(arr), arr, rtol, atol)
+                row = metrics.compare(np.zeros_like(arr), arr, grtol, atol)
                 row["note"] = "no gradient reached this output in torch"
             else:
                 continue
@@ -141,6 +142,9 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
                               **row})
 
     ms_rec = MsRecorder(ms_model, on_forward, on_grad if backward else None)
+    # torch's thread pool fighting MindSpore's made the metrics 20x slower: one torch thread meanwhile
+    torch_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     xs_m = [ms.Tensor(np.array(x)) for x in inputs]
     trainable = ms_model.trainable_params()
     ms_grads, loss_m = None, None
@@ -163,6 +167,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
             ms_types.setdefault(where, (_path(where), type(_cell_at(ms_model, _path(where))).__name__))
     finally:
         ms_rec.remove()
+        torch.set_num_threads(torch_threads)
 
     # forward table in torch execution order; one-sided layers listed as unmatched
     for key, (path, typ, outs) in t_records.items():
@@ -184,7 +189,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         for key, grads in rec.out_grads.items():
             for i, g in grads.items():
                 if key in ms_types and ("out", key, i) not in seen_grads:
-                    row = metrics.compare(g, np.zeros(tuple(g.shape), np.float32), rtol, atol)
+                    row = metrics.compare(g, np.zeros(tuple(g.shape), np.float32), grtol, atol)
                     row["note"] = "no gradient reached this output in MindSpore"
                     grad_rows.append({"name": key, "type": ms_types[key][1], "kind": "out", "index": i, **row})
         report.layer_grads = grad_rows
@@ -200,7 +205,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
                 tg = np.zeros(tuple(t_params[e.torch_name].shape), np.float32) if tg is None else tg.numpy()
                 if e.expand_axis is not None:
                     tg = np.expand_dims(tg, e.expand_axis)
-                row = metrics.compare(tg, ms_grads[by_id[id(p)]].asnumpy(), rtol, atol)
+                row = metrics.compare(tg, ms_grads[by_id[id(p)]].asnumpy(), grtol, atol)
                 report.grads.append({"name": e.torch_name, "ms_name": e.ms_name, **row})
 
 
@@ -384,7 +389,7 @@ def _combine(t_outs, m_arrays, rtol, atol) -> dict:
         return rows[0]
     worst = dict(rows[0])
     for r in rows[1:]:
-        for k, pick in (("max_abs", max), ("max_rel", max), ("cosine", min), ("within", min)):
+        for k, pick in (("max_abs", max), ("max_rel", max), ("scaled_err", max), ("cosine", min), ("within", min)):
             if worst.get(k) is None or r.get(k) is None:
                 worst[k] = None
             else:
