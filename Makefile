@@ -1,25 +1,38 @@
-# Two commands for a fresh machine: `make demo` and `make test`.
+# Two commands for a fresh machine: `make demo` and `make test` (see README.md).
 PY      ?= python3
 VENV    := .venv
 VPY     := $(VENV)/bin/python
-STAMP   := $(VENV)/.installed
+STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test test-fast bench clean docs
+.PHONY: setup demo test test-fast docs bench clean
 
 setup: $(STAMP)
 
+# torch==2.13.0 is pinned: on this kind of machine pip takes its CPU build from local disk (any other version would
+# download a multi-GB CUDA build). numpy<2 and ml-dtypes<0.6 keep MindSpore 2.10 and onnx working together.
 $(STAMP): pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
-	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[dev]'
+	$(VPY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(VPY) -m pip install -q --disable-pip-version-check -e '.[dev]'
 	$(VPY) -m pip check
 	touch $(STAMP)
 
 demo: setup
-	$(VPY) examples/demo.py
+	$(VPY) examples/crack_unet/demo.py
 
 test: setup
-	$(VPY) -m pytest -q -n 0 2>/dev/null || $(VPY) -m pytest -q
+	$(VPY) -m pytest -q
+
+test-fast: setup
+	$(VPY) -m pytest -q -m "not slow"
+
+docs: setup
+	$(VENV)/bin/msmigrate mappings --format md > docs/supported_apis.md
+
+bench: setup
+	$(VPY) benchmarks/convert_speed.py
+	$(VPY) benchmarks/parity_overhead.py
+	$(VPY) benchmarks/jit_speedup.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out
+	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0

@@ -9,11 +9,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .mapping import load_table
 from .report import FileResult, InputError, Report, Unsupported
 from .rewrite import Rewriter
+from .rewrite.lines import start_lines
 
 
 # Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
@@ -43,13 +43,12 @@ def convert_source(code: str, filename: str = "<string>") -> FileResult:
     for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
         if extra.applies(code):
             new = extra.run(new, rewriter)
-    result = FileResult(filename, new.code, api_calls=rewriter.uses, converted=rewriter.converted,
-                        apis=rewriter.apis)
-    if rewriter.records:  # positions cost as much as a parse: only computed when something is reported
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    result = FileResult(filename, rewriter.finish(new.code), api_calls=rewriter.uses,
+                        converted=rewriter.converted, apis=rewriter.apis)
+    if rewriter.records:
+        lines = start_lines(module, [node for _, _, node in rewriter.records])
         for api, reason, node in rewriter.records:
-            line = positions[node].start.line if node in positions else 0
-            result.unsupported.append(Unsupported(filename, line, api, reason))
+            result.unsupported.append(Unsupported(filename, lines.get(id(node), 0), api, reason))
         result.unsupported.sort(key=lambda u: u.line)
     return result
 

@@ -51,7 +51,6 @@ class Rewriter(cst.CSTTransformer):
         super().__init__()
         self.table = table
         self.aliases = Aliases()
-        self.ms_names: set[str] = set()  # short MindSpore names (nn, ops, ms...) the converted code uses
         self.removed_torch_imports: list[tuple[str, set[str]]] = []  # module-level (statement text, names bound)
         self.torch_left: set[str] = set()  # local torch names still used by unconverted code
         self.records: list[tuple[str, str, cst.CSTNode]] = []  # (api, reason, original node)
@@ -75,10 +74,9 @@ class Rewriter(cst.CSTTransformer):
     def converted(self) -> int:
         return sum(self.apis.values())
 
-    def _ok(self, api: str, fragment: str = "") -> None:
+    def _ok(self, api: str) -> None:
         self.uses += 1
         self.apis[api] += 1
-        self.ms_names |= names_used(fragment)
 
     def _fail(self, api: str, reason: str, node: cst.CSTNode, torch_rooted: bool = True) -> None:
         self.uses += 1
@@ -87,6 +85,12 @@ class Rewriter(cst.CSTTransformer):
             self.torch_left.add((dotted(_root(node)) or "").split(".")[0])
         if self._pending:
             self._pending[-1].append(f"{MARKER} {api}: {reason}")
+
+    def on_visit_attribute(self, node, attribute) -> None:  # no per-field hooks here: skip libcst's lookups
+        return None
+
+    def on_leave_attribute(self, original_node, attribute) -> None:
+        return None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, _STATEMENTS):
@@ -155,24 +159,24 @@ class Rewriter(cst.CSTTransformer):
         return updated
 
     def leave_Module(self, original, updated):
-        lines = import_lines(self.ms_names)
-        lines += [f"{text}  # msmigrate: kept for the unconverted APIs marked below"
-                  for text, names in self.removed_torch_imports if names & self.torch_left]
-        new_stmts = [cst.parse_statement(line + "\n") for line in lines]
+        """Make sure converted code has a place for its imports; ``finish`` fills it once the text exists."""
         body = list(updated.body)
-        for i, stmt in enumerate(body):
-            if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                    and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Name)
-                    and stmt.body[0].value.value == _PLACEHOLDER):
-                if new_stmts:
-                    new_stmts[0] = new_stmts[0].with_changes(leading_lines=stmt.leading_lines)
-                body[i:i + 1] = new_stmts
-                break
-        else:
-            if new_stmts:
-                at = _after_preamble(body)
-                body[at:at] = new_stmts
+        if self.uses and not any(_is_placeholder(stmt) for stmt in body):
+            at = _after_preamble(body)
+            body[at:at] = [cst.SimpleStatementLine([cst.Expr(cst.Name(_PLACEHOLDER))])]
         return updated.with_changes(body=body)
+
+    def finish(self, text: str) -> str:
+        """Replace the import placeholder with the MindSpore imports the converted text uses (``nn.``, ``ops.``,
+        ``ms.``...), plus the torch imports that unconverted code still needs. Done on the final text, after every
+        pass, so a pass never has to track imports."""
+        line = _PLACEHOLDER + "\n"
+        if line not in text:
+            return text
+        lines = import_lines(names_used(text.replace(line, "")))
+        lines += [f"{src}  # msmigrate: kept for the unconverted APIs marked below"
+                  for src, names in self.removed_torch_imports if names & self.torch_left]
+        return text.replace(line, "".join(f"{imp}\n" for imp in lines), 1)
 
     # -- scopes and modules ---------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -263,7 +267,7 @@ class Rewriter(cst.CSTTransformer):
         except Unsupported as exc:
             self._fail(api, str(exc), original)
             return updated
-        self._ok(api, code(new))
+        self._ok(api)
         return new
 
     def _method(self, original: cst.Call, updated: cst.Call):
@@ -284,7 +288,7 @@ class Rewriter(cst.CSTTransformer):
         except Unsupported as exc:
             self._fail(api, str(exc), original, torch_rooted=False)
             return updated
-        self._ok(api, code(new))
+        self._ok(api)
         return new
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
@@ -321,7 +325,7 @@ class Rewriter(cst.CSTTransformer):
             self._fail(api, "used as a value: its arguments cannot be adapted where it is called", original)
             return updated
         target = short_name(entry.ms)
-        self._ok(api, target)
+        self._ok(api)
         new = expr(target)
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar) if hasattr(new, "lpar") else new
 
@@ -339,6 +343,11 @@ def _rename_parameters_at_end(func: cst.FunctionDef) -> cst.FunctionDef:
             _RENAME_STMT.split("  #")[0] in code(stmt) for stmt in body.body):
         return func.with_changes(body=body.with_changes(body=[*body.body, cst.parse_statement(_RENAME_STMT)]))
     return func
+
+
+def _is_placeholder(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == _PLACEHOLDER)
 
 
 def _bound_names(node: cst.Import | cst.ImportFrom) -> set[str]:
