@@ -601,5 +601,17 @@ class _NoGrad(cst.CSTTransformer):
 
 
 def run(module: cst.Module, rewriter) -> cst.Module:
-    """Rewrite the training steps of ``module`` (imports are added afterwards by ``Rewriter.finish``)."""
-    return TrainingPass(module, rewriter).run()
+    """Rewrite the training steps of ``module``. Imports are added afterwards by ``Rewriter.finish`` from the
+    final text (its placeholder is still in the tree); a rewriter that already wrote its imports gets
+    ``import mindspore as ms`` here when the pass introduced ``ms.``."""
+    new = TrainingPass(module, rewriter).run()
+    if ("ms." in new.code and "__msmigrate_imports__" not in new.code
+            and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body)):
+        from .transformer import _after_preamble
+
+        body = list(new.body)
+        at = next((i for i, s in enumerate(body) if code(s).lstrip().startswith(("import mindspore", "from mindspore"))),
+                  _after_preamble(body))
+        body.insert(at, _stmt("import mindspore as ms\n"))
+        new = new.with_changes(body=body)
+    return new
