@@ -33,6 +33,9 @@ def describe(entry) -> dict:
         target, status = "(same method)", "supported"
     elif entry.ms:
         target, status = entry.ms if entry.kind != "method" else f"Tensor.{entry.ms}", "supported"
+    elif entry.inplace and entry.inplace != "forms":
+        value = f"<{entry.inplace} conversion>"
+        target, status = f"{{self}} = {value}" if entry.rebind else f"{{self}}.copy_({value})", "supported"
     else:
         target, status = None, "supported"
     forms = [{"template": f.template, **({"when": list(f.when)} if f.when else {}),
@@ -49,6 +52,8 @@ def describe(entry) -> dict:
         out["forms"] = forms
     if entry.rule:
         out["rule"] = entry.rule
+    if entry.inplace:  # a whole statement x.op_(...) is written back with copy_ (or rebinds x)
+        out["inplace"] = {"value": entry.inplace, "write": "rebind" if entry.rebind else "copy_"}
     if entry.rename:
         out["rename"] = dict(entry.rename)
     if entry.fill:
@@ -70,11 +75,14 @@ def _target_text(d: dict) -> str:
     if d["status"] == "unsupported":
         return "unsupported"
     parts = []
+    inplace = d.get("inplace")
+    wrap = (lambda v: v) if not inplace else (
+        (lambda v: f"{{self}} = {v}") if inplace["write"] == "rebind" else (lambda v: f"{{self}}.copy_({v})"))
     if d.get("mindspore"):
         parts.append(d["mindspore"])
     for f in d.get("forms", ()):
         cond = f" (when {', '.join(f['when'])})" if f.get("when") else ""
-        parts.append(f"{f['template']}{cond}")
+        parts.append(f"{wrap(f['template'])}{cond}")
     if d.get("rule") and not parts:
         parts.append(f"rule {d['rule']}")
     return " | ".join(parts) or "?"

@@ -19,6 +19,14 @@ One TOML file per API family. Each ``[[api]]`` table describes one torch API::
     forms = [{ when = ["dim"], template = "{self}.shape[{dim}]" }, { template = "{self}.shape" }]
     notes = "..."
 
+In-place methods name the out-of-place entry that computes the new value (or "forms": the entry's own forms)::
+
+    [[api]]
+    torch = "Tensor.add_"
+    kind = "method"
+    inplace = "Tensor.add"             # a whole statement x.add_(y) becomes x.copy_(<conversion of x.add(y)>)
+    rebind = true                      # optional: x = <conversion> instead (the shape changes: unsqueeze_, t_)
+
 Values in ``fill``, ``inject`` and ``allow`` are Python source text. Templates use ``{name}`` for bound torch
 arguments, ``{self}`` for a method's receiver and ``{*}`` for the extra positional arguments of a ``*args``
 signature. ``load_table`` raises :class:`MappingError` naming the file and entry of any invalid one.

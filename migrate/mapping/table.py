@@ -15,7 +15,7 @@ NON_API_FILES = {"weights.toml"}
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind",
 }
 
 
@@ -49,7 +49,11 @@ class Entry:
     rule: str | None = None
     forms: tuple[Form, ...] = ()
     notes: str = ""
+    # In-place methods (``x.add_(y)``): "Tensor.add" names the out-of-place entry whose conversion gives the new
+    # value; "forms" means this entry's own ms/forms/rule give it. The value is written back with
+    # ``recv.copy_(value)`` (keeps aliases and recv's dtype), or by ``recv = value`` when ``rebind`` (shape changes).
     inplace: str | None = None
+    rebind: bool = False
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -106,8 +110,18 @@ def _entry(raw: dict, where: str) -> Entry:
         Form(template=f["template"], when=tuple(f.get("when", ())), absent=tuple(f.get("absent", ())))
         for f in raw.get("forms", ())
     )
-    if not (raw.get("ms") or forms or raw.get("rule") or "*" in raw.get("unsupported", {})):
-        raise fail("needs 'ms', 'forms', 'rule' or unsupported.\"*\" (a known API that cannot be converted)")
+    inplace = raw.get("inplace")
+    if inplace is not None:
+        if raw["kind"] != "method" or not isinstance(inplace, str):
+            raise fail("inplace is a string, on method entries only")
+        if inplace == "forms" and not (raw.get("ms") or forms or raw.get("rule")):
+            raise fail("inplace = \"forms\" needs 'ms', 'forms' or 'rule' giving the new value")
+        if inplace != "forms" and not inplace.startswith("Tensor."):
+            raise fail("inplace names an out-of-place method entry (\"Tensor.add\") or is \"forms\"")
+    if "rebind" in raw and not (inplace and isinstance(raw["rebind"], bool)):
+        raise fail("rebind is a bool, on inplace entries only")
+    if not (raw.get("ms") or forms or raw.get("rule") or inplace or "*" in raw.get("unsupported", {})):
+        raise fail("needs 'ms', 'forms', 'rule', 'inplace' or unsupported.\"*\" (a known API that cannot be converted)")
     args = tuple(raw.get("args", ()))
     names = {a.lstrip("*") for a in args} | {"self", "*"}
     for table_name in ("rename", "fill", "transform", "unsupported", "allow"):
@@ -139,7 +153,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=raw.get("inplace"), source=where,
+        inplace=inplace, rebind=raw.get("rebind", False), source=where,
     )
 
 
@@ -159,6 +173,12 @@ def load_files(paths) -> Table:
                 raise MappingError(f"{where}: duplicate of {seen[key]}")
             seen[key] = where
             entries.append(entry)
+    methods = {e.torch for e in entries if e.kind == "method"}
+    for e in entries:
+        if e.inplace not in (None, "forms") and e.inplace not in methods:
+            raise MappingError(f"{e.source}: inplace target {e.inplace!r} is not a method entry")
+        if e.inplace not in (None, "forms") and e.inplace.rsplit(".", 1)[-1] == e.method_name:
+            raise MappingError(f"{e.source}: inplace target is the entry itself")
     return Table(entries)
 
 

@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..mapping import Entry, Table
 from ..names import Aliases, canonical, dotted
+from . import inplace
 from .calls import Call, Unsupported, code, expr
 from .msnames import import_lines, names_used, short_name
 
@@ -31,7 +32,8 @@ _NON_TENSOR_LITERALS = (
 )
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone.
-_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide"}
+_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
+                    "div_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 
@@ -68,6 +70,8 @@ class Rewriter(cst.CSTTransformer):
         self._placeholder_done = False
         self._carry: list[cst.EmptyLine] = []  # comments of a removed import line, for the next statement
         self._carry_to: int | None = None
+        self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
+        self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
 
     # -- bookkeeping ----------------------------------------------------------------------------------
     @property
@@ -284,12 +288,26 @@ class Rewriter(cst.CSTTransformer):
             self._ok(api)
             return updated
         try:
-            new = Call(updated, entry, receiver=updated.func.value).convert()
+            if entry.inplace:
+                new, rebind = inplace.convert(original, updated, entry, self.table,
+                                              id(original) in self._statement_calls)
+                if rebind:
+                    self._rebinds[id(original)] = updated.func.value
+            else:
+                new = Call(updated, entry, receiver=updated.func.value).convert()
         except Unsupported as exc:
             self._fail(api, str(exc), original, torch_rooted=False)
             return updated
         self._ok(api)
         return new
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self._statement_calls.add(id(node.value))
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        target = self._rebinds.pop(id(original.value), None)
+        return updated if target is None else inplace.rebind_statement(updated, target)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         if id(original) in self._skip:

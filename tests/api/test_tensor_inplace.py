@@ -1,0 +1,167 @@
+"""In-place tensor methods (mappings/tensor_methods.toml, ``inplace`` entries; migrate/rewrite/inplace.py).
+
+Each case runs a whole statement ``x.op_(...)`` in both frameworks and compares the receiver afterwards (and,
+where stated, another name bound to the same tensor, a Parameter, or a layer's output with that Parameter).
+"""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.api.cases import HEADER
+from tests.harness import Case, assert_unsupported, rng_array, run_case
+
+X = {"x": rng_array(3, 4)}
+XY = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
+POS = {"x": np.abs(rng_array(3, 4)) + 0.1}
+MASK = {**X, "m": rng_array(3, 4, dtype="bool")}
+INT = {"x": rng_array(3, 4, dtype="int64", low=-6, high=7)}
+TOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="transcendental kernels differ by a few ulps")
+
+
+def stmt_cases(api, statements, inputs, prelude="", names=("x",), **kw):
+    """One case per statement (or statement block), run after setup; the receiver is compared afterwards."""
+    return [
+        Case(api, f"{HEADER}{prelude}\n# @run\n{s}\n", names=names, inputs=inputs, id=f"{api}:{s}", **kw)
+        for s in statements
+    ]
+
+
+def _alias(api, stmt, inputs, **kw):
+    """``a = x`` before the statement: torch's in-place op changes ``a`` too; so must the conversion."""
+    return stmt_cases(api, [f"a = x\n{stmt}"], inputs, names=("x", "a"), **kw)
+
+
+UNARY = {n: X for n in "exp_ neg_ abs_ sigmoid_ tanh_ relu_ floor_ ceil_ round_ trunc_ sin_ cos_ square_ sign_".split()}
+UNARY.update({n: POS for n in "sqrt_ log_ log1p_ reciprocal_ rsqrt_".split()})
+
+LINEAR = "lin = nn.Linear(3, 2)\n"
+LIN_IN = {"inp": rng_array(4, 3, seed=3), "w": rng_array(2, 3, seed=4), "b": rng_array(2, seed=5)}
+
+CASES = [
+    *[c for n, inp in UNARY.items() for c in stmt_cases(f"Tensor.{n}", [f"x.{n}()"], inp, **TOL)],
+    *[c for n in ("add_", "sub_", "mul_", "div_") for c in stmt_cases(
+        f"Tensor.{n}", [f"x.{n}(y)", f"x.{n}(other=y)", f"x.{n}(0.5)", f"x.{n}(v)"], XY, prelude="v = 1.5")],
+    *stmt_cases("Tensor.add_", ["x.add_(y, alpha=2)", "x.add_(alpha=0.5, other=y)", "x.add_(y, alpha=k)"], XY,
+                prelude="k = -3"),
+    *stmt_cases("Tensor.sub_", ["x.sub_(y, alpha=2)"], XY),
+    *stmt_cases("Tensor.div_", ["x.div_(y, rounding_mode='floor')", "x.div_(rounding_mode='trunc', other=y)"], XY),
+    *stmt_cases("Tensor.add_", ["x.add_(1)", "x.add_(y)"], {**INT, "y": rng_array(3, 4, dtype="int64", seed=1)}),
+    *stmt_cases("Tensor.pow_", ["x.pow_(2)", "x.pow_(exponent=0.5)", "x.pow_(e)", "x.pow_(y)"], {**POS, "y": rng_array(3, 4, seed=1)},
+                prelude="e = 3", **TOL),
+    *stmt_cases("Tensor.clamp_", ["x.clamp_(-0.5, 0.5)", "x.clamp_(min=0.0)", "x.clamp_(max=0.1)",
+                                  "x.clamp_(max=1.0, min=-1.0)", "x.clamp_(lo, hi)"], X, prelude="lo, hi = -0.2, 0.3"),
+    *stmt_cases("Tensor.clamp_", ["x.clamp_(0, 3)"], INT),
+    *stmt_cases("Tensor.clip_", ["x.clip_(-0.5, 0.5)", "x.clip_(min=0.0)"], X),
+    *stmt_cases("Tensor.clamp_min_", ["x.clamp_min_(0.1)", "x.clamp_min_(min=lo)"], X, prelude="lo = -0.3"),
+    *stmt_cases("Tensor.clamp_max_", ["x.clamp_max_(0.1)", "x.clamp_max_(max=hi)"], X, prelude="hi = 0.3"),
+    *stmt_cases("Tensor.masked_fill_", ["x.masked_fill_(m, 0.0)", "x.masked_fill_(mask=m, value=-1.5)",
+                                        "x.masked_fill_(value=2.0, mask=m)", "x.masked_fill_(m, v)"], MASK,
+                prelude="v = 7.0"),
+    *stmt_cases("Tensor.masked_fill_", ["x.masked_fill_(x > 0, 0.0)"], X),
+    *stmt_cases("Tensor.lerp_", ["x.lerp_(y, 0.3)", "x.lerp_(end=y, weight=0.7)", "x.lerp_(y, w)"], XY, prelude="w = 0.25"),
+    *stmt_cases("Tensor.remainder_", ["x.remainder_(0.7)", "x.remainder_(y)"], XY, **TOL),
+    *stmt_cases("Tensor.fmod_", ["x.fmod_(0.7)", "x.fmod_(other=y)"], XY, **TOL),
+    *stmt_cases("Tensor.logical_not_", ["x.logical_not_()"], {"x": rng_array(3, 4, dtype="bool")}),
+    *stmt_cases("Tensor.zero_", ["x.zero_()"], X),
+    *stmt_cases("Tensor.zero_", ["x.zero_()"], INT),
+    *stmt_cases("Tensor.fill_", ["x.fill_(1.5)", "x.fill_(value=-2)", "x.fill_(v)", "x.fill_(torch.tensor(3.0))"], X,
+                prelude="v = 0.25"),
+    *stmt_cases("Tensor.fill_", ["x.fill_(7)"], INT),
+    *stmt_cases("Tensor.copy_", ["x.copy_(y)", "x.copy_(y, non_blocking=False)", "x.copy_(y[0])", "x.copy_(y * 2)"], XY),
+    *stmt_cases("Tensor.copy_", ["x.copy_(y)"], {**INT, "y": rng_array(3, 4, seed=1) * 3}),  # float -> int truncates
+    *stmt_cases("Tensor.unsqueeze_", ["x.unsqueeze_(0)", "x.unsqueeze_(-1)", "x.unsqueeze_(dim=1)", "x.unsqueeze_(d)"],
+                X, prelude="d = 2"),
+    *stmt_cases("Tensor.squeeze_", ["x.squeeze_()", "x.squeeze_(0)", "x.squeeze_(dim=2)"], {"x": rng_array(1, 3, 1)}),
+    *stmt_cases("Tensor.t_", ["x.t_()"], X),
+    *stmt_cases("Tensor.transpose_", ["x.transpose_(0, 1)", "x.transpose_(dim0=1, dim1=0)"], X),
+    # random: same shape and dtype (values are not comparable)
+    *stmt_cases("Tensor.normal_", ["x.normal_()", "x.normal_(0, 0.02)", "x.normal_(mean=1.0)", "x.normal_(std=s)",
+                                   "x.normal_(std=0.5, mean=-1)"], X, prelude="s = 3.0", compare="shape"),
+    *stmt_cases("Tensor.normal_", ["x.normal_()"], {"x": rng_array(3, 4, dtype="float64")}, compare="shape"),
+    *stmt_cases("Tensor.uniform_", ["x.uniform_()", "x.uniform_(-a, a)", "x.uniform_(0.5)", "x.uniform_(to=2.0)"],
+                X, prelude="a = 0.1", compare="shape"),
+    *stmt_cases("Tensor.uniform_", ["x.uniform_(-1, 1)"], {"x": rng_array(3, 4, dtype="float64")}, compare="shape"),
+    # the receiver is an attribute chain
+    *stmt_cases("Tensor.mul_", ["s.buf = x\ns.buf.mul_(0.9)\nout = s.buf"], X, names=("x", "out"),
+                prelude="import types\ns = types.SimpleNamespace()"),
+    # aliases see the change (copy_ updates the tensor object)
+    *_alias("Tensor.add_", "x.add_(y)", XY),
+    *_alias("Tensor.zero_", "x.zero_()", X),
+    *_alias("Tensor.masked_fill_", "x.masked_fill_(x > 0, 0.0)", X),
+    *_alias("Tensor.clamp_", "x.clamp_(-0.5, 0.5)", X),
+    # the receiver keeps its dtype (an out-of-place add would promote float32 + float64 to float64)
+    *stmt_cases("Tensor.add_", ["x.add_(y)"], {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1, dtype="float64")}),
+    *stmt_cases("Tensor.mul_", ["x.mul_(y)"], {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1, dtype="float64")},
+                **TOL),
+    # Parameters: weight initialisation and in-place updates under no_grad, then the layer uses the new values
+    *stmt_cases("Tensor.zero_", ["lin.bias.data.zero_()\nout = (lin.bias, lin(inp))",
+                                 "with torch.no_grad():\n    lin.bias.zero_()\nout = (lin.bias, lin(inp))"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
+    *stmt_cases("Tensor.fill_", ["lin.weight.data.fill_(0.5)\nout = (lin.weight, lin(inp))"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
+    *stmt_cases("Tensor.copy_", ["lin.weight.data.copy_(w)\nlin.bias.data.copy_(b)\nout = (lin.weight, lin.bias, lin(inp))",
+                                 "with torch.no_grad():\n    lin.weight.copy_(w)\nout = lin(inp)"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
+    *stmt_cases("Tensor.mul_", ["for p in lin.parameters():\n    p.data.mul_(0.5)\nout = lin(inp)"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
+    *stmt_cases("Tensor.normal_", ["lin.weight.data.normal_(0, 0.02)\nout = lin.weight"],
+                LIN_IN, prelude=LINEAR, names=("out",), compare="shape"),
+    *stmt_cases("Tensor.uniform_", ["lin.weight.data.uniform_(-0.1, 0.1)\nout = lin.weight"],
+                LIN_IN, prelude=LINEAR, names=("out",), compare="shape"),
+    *stmt_cases("Tensor.relu", ["out = x.relu()"], X, names=("out",)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_inplace(case):
+    run_case(case)
+
+
+@pytest.mark.parametrize("stmt, lo, hi", [("x.uniform_(-0.1, 0.1)", -0.1, 0.1), ("x.uniform_()", 0.0, 1.0),
+                                          ("x.uniform_(2)", 2.0, 1.0)])
+def test_uniform_range(stmt, lo, hi):
+    """Random values: the converted call draws from the same interval (torch's uniform_(2) gives U[1, 2))."""
+    import mindspore as ms
+
+    result = convert_source(HEADER + stmt + "\n")
+    ns = {"x": ms.Tensor(np.zeros((200, 50), "float32"))}
+    exec(result.code, ns)
+    v = ns["x"].asnumpy()
+    a, b = min(lo, hi), max(lo, hi)
+    assert v.min() >= a and v.max() <= b and v.std() > 0.2 * (b - a), (v.min(), v.max())
+
+
+def test_normal_moments():
+    import mindspore as ms
+
+    result = convert_source(HEADER + "x.normal_(1.0, 0.5)\n")
+    ns = {"x": ms.Tensor(np.zeros((200, 50), "float32"))}
+    exec(result.code, ns)
+    v = ns["x"].asnumpy()
+    assert abs(v.mean() - 1.0) < 0.05 and abs(v.std() - 0.5) < 0.05
+
+
+def test_statement_forms():
+    code = convert_source(HEADER + "x.add_(y)\nself.buf.mul_(0.9)\nm.weight.data.zero_()\nx.unsqueeze_(0)\n").code
+    assert "x.copy_(x.add(y))" in code
+    assert "self.buf.copy_(self.buf.mul(0.9))" in code
+    assert "m.weight.data.copy_(ops.zeros_like(m.weight.data))" in code
+    assert "x = x.unsqueeze(0)" in code
+    assert convert_source(code).code == code  # idempotent
+
+
+@pytest.mark.parametrize("code, api, reason", [
+    ("z = x.add_(1)", "Tensor.add_", "result is used as a value"),
+    ("return_value = [p.zero_() for p in ps]", "Tensor.zero_", "result is used as a value"),
+    ("def f(x):\n    return x.mul_(2)", "Tensor.mul_", "result is used as a value"),
+    ("f(x.sigmoid_())", "Tensor.sigmoid_", "result is used as a value"),
+    ("x.mul_(2).add_(1)", "Tensor.mul_", "result is used as a value"),
+    ("x.mul_(2).add_(1)", "Tensor.add_", "not a name or attribute chain"),
+    ("x[0].zero_()", "Tensor.zero_", "x[i] is a copy, not a view"),
+    ("x[:, 1].fill_(2.0)", "Tensor.fill_", "x[i] is a copy, not a view"),
+    ("model.get_w().normal_()", "Tensor.normal_", "not a name or attribute chain"),
+    ("x.normal_(0, 1, generator=g)", "Tensor.normal_", "generator"),
+    ("x.unsqueeze_(0) if c else None", "Tensor.unsqueeze_", "result is used as a value"),
+])
+def test_unsupported_inplace(code, api, reason):
+    assert_unsupported(HEADER + code + "\n", api, reason)
