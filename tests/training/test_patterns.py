@@ -148,3 +148,99 @@ for real, z in batches:
     opt_g.step()
 """
     assert_unsupported(src, "torch.Tensor.backward", "not zeroed")
+
+
+# -- 4. learning-rate edits through param_groups ------------------------------------------------------------------
+def test_param_groups_lr_edit_warmup():
+    """mindspore.experimental.optim keeps torch's ``param_groups`` (list of dicts, 'lr' a Parameter) and reads the
+    group's lr at every step, so a manual warm-up written against param_groups converts unchanged."""
+    src = HEAD + """
+optimizer = torch.optim.SGD([{'params': model[0].parameters(), 'lr': 0.1}, {'params': model[2].parameters()}],
+                            lr=0.05, momentum=0.9)
+losses = []
+# @run
+for step, (x, y) in enumerate(batches * 2):
+    for g in optimizer.param_groups:
+        g['lr'] = 0.05 * min(1.0, (step + 1) / 4)
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "optimizer.param_groups" in result.code
+
+
+# -- the real script -----------------------------------------------------------------------------------------------
+REAL = """
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Linear(6, 16)
+        self.body = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Dropout(p=0.0))
+        self.head = nn.Linear(16, 3)
+        self.aux = nn.Linear(16, 1)
+
+    def forward(self, x):
+        h = torch.tanh(self.stem(x))
+        h = self.body(h) + h
+        return self.head(h), self.aux(h.detach())   # detached branch: aux does not train the trunk
+
+
+torch.manual_seed(0)
+model = Net()
+model.stem.weight.requires_grad_(False)               # frozen layer
+labels = (np.abs(X[:, 0] * 3).astype(np.int64) % 3)
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(labels[i:i + 8]).long(), torch.from_numpy(Y[i:i + 8, :1]))
+           for i in range(0, 32, 8)]
+optimizer = torch.optim.{opt}
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+losses = []
+# @run
+
+
+def train_epoch(model, optimizer):
+    model.train()
+    for x, t, r in batches:
+        logits, reg = model(x)
+        loss = F.cross_entropy(logits, t) + 0.1 * F.mse_loss(reg, r)
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        losses.append(loss.item())
+
+
+@torch.no_grad()
+def evaluate(model):
+    model.eval()
+    correct = 0
+    for x, t, r in batches:
+        logits, _ = model(x)
+        correct += (logits.argmax(dim=1) == t).sum().item()
+    return correct / 32
+
+
+for epoch in range(4):
+    train_epoch(model, optimizer)
+    scheduler.step()
+    losses.append(evaluate(model))
+"""
+
+
+def test_real_script_sgd_steplr_clip():
+    run_both(REAL.format(opt="SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1, momentum=0.9)"),
+             DATA)
+
+
+def test_real_script_adamw_frozen_detached():
+    result, tns, mns = run_both(REAL.format(opt="AdamW(model.parameters(), lr=1e-2, weight_decay=0.05)"), DATA,
+                                weight_atol=1e-4)
+    assert "ops.stop_gradient(h)" in result.code
