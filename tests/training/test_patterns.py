@@ -244,3 +244,26 @@ def test_real_script_adamw_frozen_detached():
     result, tns, mns = run_both(REAL.format(opt="AdamW(model.parameters(), lr=1e-2, weight_decay=0.05)"), DATA,
                                 weight_atol=1e-4)
     assert "ops.stop_gradient(h)" in result.code
+
+
+def test_ema_of_weights_in_place_statements():
+    """EMA over parameters() under no_grad, one in-place call per statement (the chained form
+    ``ema_p.mul_(d).add_(...)`` is marked unsupported by the in-place pass). The EMA model's weights are compared
+    too (run_both compares every module)."""
+    src = HEAD + """
+ema = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+losses = []
+# @run
+for x, y in batches:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+    with torch.no_grad():
+        for ema_p, p in zip(ema.parameters(), model.parameters()):
+            ema_p.mul_(0.9)
+            ema_p.add_(p.detach(), alpha=0.1)
+"""
+    run_both(src, DATA)
