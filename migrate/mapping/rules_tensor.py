@@ -42,6 +42,8 @@ def torch_norm(call) -> None:
         call.replacement = expr(f"ops.norm({src}.reshape(-1){ord_})")
         return
     dim = _literal(call, "dim")
+    if dim is _NOT_LITERAL:  # one axis or two changes what ops.norm computes (vector or matrix norm)
+        raise Unsupported("dim must be a literal: over two axes ops.norm computes a matrix norm, torch a vector norm")
     single = isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1)
     if p == "fro":
         p = 2 if single else "fro"
@@ -76,7 +78,21 @@ def randint(call) -> None:
                             f"{code(call.bound['size'])}, dtype={dtype})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint)}
+def tensor_to(call) -> None:
+    """Tensor.to: a ``dtype=`` keyword is a dtype and a ``device=`` keyword a device whatever their expression (a
+    variable included); positional arguments are told apart by ``to_device_or_dtype``."""
+    from .rules import to_device_or_dtype
+
+    dtype = call.bound.pop("dtype", None)
+    call.bound.pop("device", None)
+    to_device_or_dtype(call)
+    if dtype is not None:
+        if code(call.replacement) != code(call.receiver):
+            raise Unsupported("several dtypes given")
+        call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
+
+
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to)}
 
 
 def full_dtype(call) -> None:

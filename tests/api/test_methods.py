@@ -31,7 +31,9 @@ CASES = [
     *call_cases("Tensor.numpy", ["x.numpy()", "x.detach().numpy()"], X),
     *call_cases("Tensor.cpu", ["x.cpu()"], X),
     *call_cases("Tensor.to", ["x.to(device)", "x.to('cpu')", "x.to(torch.float64)", "x.to(device, torch.float16)",
-                              "x.to(dtype=torch.int32)"], X, prelude="device = 'cpu'"),
+                              "x.to(dtype=torch.int32)", "x.to(dtype=dt)", "x.to(device=dev, dtype=dt)", "x.to(device, dtype=dt)",
+                              "(x * 2).to(dtype=torch.float64)"], X,
+                prelude="device = 'cpu'\ndev = 'cpu'\ndt = torch.float64"),
     *call_cases("Tensor.repeat", ["x.repeat(2, 1, 1)", "x.repeat((1, 2, 3))"], X),
     *call_cases("Tensor.softmax", ["x.softmax(dim=1)", "x.softmax(-1)"], X),
     *call_cases(("torch.float32", "torch.float", "torch.int64", "torch.long"), [
