@@ -50,6 +50,7 @@ def parse_args():
     parser.add_argument("--seed", type=int, default=0, help="seed for weights, shuffling and data")
     parser.add_argument("--edge-weight", type=float, default=0.1, help="0 disables the edge-aware loss")
     parser.add_argument("--out", default="crack_unet.pth", help="where to save the state_dict")
+    parser.add_argument("--init", help="initial weights (a state_dict) instead of a random init")
     parser.add_argument("--log-every", type=int, default=50)
     return parser.parse_args()
 
@@ -61,6 +62,8 @@ def main():
     train_set = CrackDataset(args.n_train, size=args.size, seed=args.seed)
     loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, drop_last=True)
     model = CrackUNet()
+    if args.init:  # start from given weights (e.g. the same initial weights in both frameworks)
+        model.load_state_dict(torch.load(args.init, weights_only=True))
     criterion = CrackLoss(edge_weight=args.edge_weight)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
 
