@@ -19,3 +19,18 @@ from tests.harness import assert_unsupported
 ])
 def test_marked(code, api, reason):
     assert_unsupported("import torch\n" + code + "\n", api, reason)
+
+
+_I = "tests/autograd/test_init.py"
+PROVEN_ELSEWHERE = {
+    **{f"torch.nn.init.{n}": f"{_I}::test_apply_fn_kaiming_conv_fan_out_zeros_bias_constant"
+       for n in ("kaiming_normal_", "kaiming_uniform_", "zeros_", "constant_")},
+    **{f"torch.nn.init.{n}": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop"
+       for n in ("normal_", "uniform_", "trunc_normal_", "xavier_normal_")},
+    **{f"torch.nn.init.{n}": f"{_I}::test_xavier_uniform_orthogonal_eye_dirac_ones"
+       for n in ("xavier_uniform_", "orthogonal_", "dirac_", "ones_", "eye_")},
+    "Module.apply": f"{_I}::test_apply_fn_kaiming_conv_fan_out_zeros_bias_constant",
+    "Module.named_parameters": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
+    "Module.modules": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
+    "Module.named_modules": "tests/autograd/test_init.py::test_named_modules",
+}
