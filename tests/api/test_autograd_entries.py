@@ -5,8 +5,10 @@ from tests.harness import assert_unsupported
 
 
 @pytest.mark.parametrize("code,api,reason", [
-    ("g = torch.autograd.grad(y.sum(), x, create_graph=True)[0]", "torch.autograd.grad", "ms.grad"),
-    ("class F(torch.autograd.Function):\n    pass", "torch.autograd.Function", "bprop"),
+    ("g = torch.autograd.grad(y.sum(), x, create_graph=True)[0]", "torch.autograd.grad",
+     "not computed from the inputs"),
+    ("print(torch.autograd.grad(y.sum(), x))", "torch.autograd.grad", "converted only as a statement"),
+    ("class F(torch.autograd.Function):\n    pass", "torch.autograd.Function", "only forward(ctx, ...)"),
     ("with torch.autocast('cpu'):\n    y = model(x)", "torch.autocast", "auto_mixed_precision"),
     ("scaler = torch.cuda.amp.GradScaler()", "torch.cuda.amp.GradScaler", "DynamicLossScaler"),
     ("scaler = torch.amp.GradScaler('cuda')", "torch.amp.GradScaler", "DynamicLossScaler"),
@@ -33,4 +35,5 @@ PROVEN_ELSEWHERE = {
     "Module.named_parameters": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
     "Module.modules": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
     "Module.named_modules": "tests/autograd/test_init.py::test_named_modules",
+    "torch.autograd.Function": "tests/autograd/test_autograd.py::test_function_ste_and_gradient_scaling_train_like_torch",
 }
