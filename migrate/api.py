@@ -22,8 +22,11 @@ from .rewrite.lines import start_lines
 EXTRA_PASSES: list = [__import__(f"migrate.rewrite.{p}", fromlist=["run"]) for p in ("autograd", "training")]
 
 
-def convert_source(code: str, filename: str = "<string>") -> FileResult:
+def convert_source(code: str, filename: str = "<string>", jit: bool = False) -> FileResult:
     """Convert PyTorch source text to MindSpore source text. Never executes the code.
+
+    With ``jit=True`` each converted training step that lint finds nothing blocking in is wrapped in ``ms.jit``
+    (``migrate.rewrite.jit``); ``.jit`` lists every step with ``wrapped`` and the reason.
 
     Returns a :class:`~migrate.report.FileResult` with ``.code`` (the converted text) and ``.unsupported``
     (records with ``line``, ``api`` and ``reason``). A syntax error gives a result whose ``.errors`` names the
@@ -45,12 +48,59 @@ def convert_source(code: str, filename: str = "<string>") -> FileResult:
             new = extra.run(new, rewriter)
     result = FileResult(filename, rewriter.finish(new.code), api_calls=rewriter.uses,
                         converted=rewriter.converted, apis=rewriter.apis)
+    if jit:
+        prepare_jit(result)
+        apply_jit(result)
     if rewriter.records:
         lines = start_lines(module, [node for _, _, node in rewriter.records])
         for api, reason, node in rewriter.records:
             result.unsupported.append(Unsupported(filename, lines.get(id(node), 0), api, reason))
         result.unsupported.sort(key=lambda u: u.line)
     return result
+
+
+def prepare_jit(result: FileResult) -> FileResult:
+    """The jit-only rewrites of a converted file's ``construct`` methods (``reversed(xs)`` -> ``xs[::-1]``)."""
+    from .rewrite import jit as jit_pass
+
+    if not result.errors and result.code:
+        result.code, n = jit_pass.prepare(result.code)
+        if n:
+            result.apis["reversed (-> [::-1] for ms.jit)"] += n
+    return result
+
+
+def apply_jit(result: FileResult, imported: dict[str, str] | None = None) -> FileResult:
+    """Run the jit pass on a converted file (``imported``: display name -> converted text of the local modules it
+    imports, whose ``construct`` methods are linted too)."""
+    from .rewrite import jit as jit_pass
+
+    if result.errors or not result.code:
+        return result
+    result.code, result.jit = jit_pass.run(result.code, result.filename, imported)
+    return result
+
+
+def _local_imports(result: FileResult, by_path: dict[Path, FileResult]) -> dict[str, str]:
+    """Converted text of the sibling modules ``result``'s file imports (``import model``, ``from model import``,
+    ``from .model import``), looked up among the files converted in the same run."""
+    try:
+        module = ast.parse(result.code)
+    except SyntaxError:
+        return {}
+    here = Path(result.filename).parent
+    out = {}
+    for node in ast.walk(module):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level <= 1:
+            names = [node.module]
+        for name in names:
+            other = by_path.get((here / (name.replace(".", "/") + ".py")).resolve())
+            if other is not None and other is not result and not other.errors:
+                out[other.filename] = other.code
+    return out
 
 
 def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
@@ -62,11 +112,11 @@ def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
         return None, InputError(display, line, f"not UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
-def convert_file(src: Path, display: str) -> FileResult:
+def convert_file(src: Path, display: str, jit: bool = False) -> FileResult:
     text, error = _read(src, display)
     if error:
         return FileResult(display, "", errors=[error])
-    return convert_source(text, display)
+    return convert_source(text, display, jit=jit)
 
 
 def _convert_job(job):
@@ -113,9 +163,11 @@ def check_destination(src: Path, out: Path | None) -> None:
         raise ValueError(f"{out}: output directory is inside the source tree {src}")
 
 
-def convert_path(src, out=None, jobs: int = 1) -> Report:
+def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
     """Convert a file or a directory tree. With ``out``, write the converted files there (a directory source is
-    mirrored, its other files copied); without it, only report. Never writes into ``src``."""
+    mirrored, its other files copied); without it, only report. Never writes into ``src``. With ``jit=True`` the
+    training steps are wrapped in ``ms.jit`` where lint (of the file and of the local modules it imports that
+    are converted in the same run) finds nothing blocking."""
     src, out = Path(src), Path(out) if out is not None else None
     check_destination(src, out)
     items = plan(src, out)
@@ -125,6 +177,12 @@ def convert_path(src, out=None, jobs: int = 1) -> Report:
             results = list(pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))))
     else:
         results = [_convert_job(j) for j in jobs_in]
+    if jit:  # after all files are converted: a step's model usually lives in a sibling module
+        by_path = {Path(s).resolve(): r for (s, _, _), r in zip(items, results)}
+        for result in results:
+            prepare_jit(result)
+        for result in results:
+            apply_jit(result, _local_imports(result, by_path))
     report = Report(results)
     if out is not None:
         for (s, dest, _), result in zip(items, results):

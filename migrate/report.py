@@ -31,6 +31,7 @@ class FileResult:
     unsupported: list[Unsupported] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     apis: Counter = field(default_factory=Counter)  # converted API -> uses
+    jit: list = field(default_factory=list)  # migrate.rewrite.jit.JitStep per training step (convert --jit)
 
     @property
     def changed(self) -> bool:
@@ -58,6 +59,10 @@ class Report:
         return [e for f in self.files for e in f.errors]
 
     @property
+    def jit(self) -> list:
+        return [s for f in self.files for s in f.jit]
+
+    @property
     def conversion_rate(self) -> float:
         return self.converted / self.api_calls if self.api_calls else 1.0
 
@@ -70,6 +75,7 @@ class Report:
             "unsupported": [asdict(u) for u in self.unsupported],
             "errors": [asdict(e) for e in self.errors],
             "apis": dict(sum((f.apis for f in self.files), Counter()).most_common()),
+            "jit": [asdict(s) for s in self.jit],
         }
 
     def summary(self) -> str:
@@ -81,4 +87,6 @@ class Report:
             lines.append(f"  {u.file}:{u.line}: unsupported {u.api}: {u.reason}")
         for e in self.errors:
             lines.append(f"  {e.file}:{e.line}: error: {e.message}")
+        for s in self.jit:
+            lines.append(f"  {s.file}:{s.line}: jit: " + ("wrapped: " if s.wrapped else "eager: ") + s.reason)
         return "\n".join(lines)
