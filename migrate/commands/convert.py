@@ -13,6 +13,12 @@ API use is converted through the mapping table or marked in place with
   # msmigrate: unsupported <api>: <reason>
 above its statement (the original line stays and the file still parses). The source tree is never modified.
 
+--jit wraps each converted training step (forward, gradients, optimizer update) in an @ms.jit train_step
+function when `msmigrate lint` finds nothing blocking (MS001/MS002/MS003/MS007/MS008, reversed() of a list) in
+forward_fn, the functions it calls and the construct methods of the file and of the local modules it imports
+(convert the whole project directory so they are seen); otherwise the step stays eager. One line per step says
+which, and why (also the `jit` list of --report).
+
 OUT is a directory: `-o out` on model.py writes out/model.py; a directory SRC is mirrored under OUT (other files
 copied). Only when SRC is a file and OUT ends in .py is OUT the output file itself. Without -o, nothing is
 written: the summary (and --diff) show what would change.
@@ -28,6 +34,8 @@ def add_arguments(p) -> None:
     p.add_argument("-o", "--out", metavar="OUT", help="output directory (or .py file when SRC is a file)")
     p.add_argument("--report", metavar="FILE.json", help="write the conversion report as JSON")
     p.add_argument("--diff", action="store_true", help="print a unified diff of each converted file")
+    p.add_argument("--jit", action="store_true",
+                   help="compile each converted training step with ms.jit where lint finds nothing blocking")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="convert with N processes (default 1)")
     from ..onnx import cli as onnx_cli  # graph route: SRC.onnx or --via-onnx TORCH_FILE:NAME
 
@@ -49,7 +57,7 @@ def run(args) -> int:
         print("msmigrate: --jobs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
     try:
-        report = convert_path(src, args.out, jobs=args.jobs)
+        report = convert_path(src, args.out, jobs=args.jobs, jit=getattr(args, "jit", False))
     except (ValueError, MappingError) as exc:
         print(f"msmigrate: {exc}", file=sys.stderr)
         return EXIT_USAGE if not isinstance(exc, MappingError) else EXIT_INPUT

@@ -412,8 +412,11 @@ def run(source: str, filename: str = "<string>", imported: dict[str, str] | None
                 c.reason = _lint_reason(findings.get(c.fname, []))
     lines = _call_lines(new_code)
     for c in cands:
-        if c.call is not None:
-            steps.append(JitStep(filename, lines.get(c.train_step, 0), True, f"wrapped in ms.jit as {c.train_step}"))
+        if c.reason.startswith("already compiled"):
+            steps.append(JitStep(filename, lines.get(c.gname, 0), True, c.reason))
+        elif c.call is not None:
+            steps.append(JitStep(filename, lines.get(c.train_step, 0), True, (f"lint clean ({', '.join(JIT_RULES)}) in {c.fname}, the "
+                                                                          f"functions it calls and the constructs: compiled as {c.train_step}")))
         else:
             steps.append(JitStep(filename, lines.get(c.gname, 0), False, c.reason.replace("@:", f"{filename}:")))
     return new_code, sorted(steps, key=lambda s: s.line)
@@ -435,6 +438,12 @@ def _check(c: _Candidate, n_in_scope: int, funcs, lint_findings) -> str:
         for i, s in enumerate(block):
             if _grad_call(s, c.gname) is not None:
                 calls.append((key, block, i))
+    if not calls:
+        for f in funcs.values():
+            for fn in f:
+                if any(code(d.decorator) in ("ms.jit", "jit", "ms.jit()") for d in fn.decorators) and \
+                        any(_grad_call(s, c.gname) for s in fn.body.body):
+                    return f"already compiled: {c.gname} is called in @ms.jit {fn.name.value}"
     if len(calls) != 1:
         return f"{c.gname} is called {len(calls)} times (not once): left eager"
     key, block, i = calls[0]
