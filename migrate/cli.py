@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # name -> module; the order is the order of `msmigrate --help`.
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("msmigrate: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `msmigrate ... | head`: the reader left; say nothing more
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 if __name__ == "__main__":
