@@ -43,8 +43,13 @@ def nonfinite(x) -> bool:
     return not bool(torch.isfinite(t).all())
 
 
-def compare(reference, port, rtol: float, atol: float) -> dict:
-    """Metrics for one pair; a shape mismatch fails with no numbers."""
+def compare(reference, port, rtol: float, atol: float, outliers: float = 0.0) -> dict:
+    """Metrics for one pair; a shape mismatch fails with no numbers.
+
+    ``outliers``: share of elements allowed outside tolerance (rounded down, so tensors smaller
+    than 1/outliers get none). Used for layer gradients, where an input sitting within rounding
+    of a ReLU / max-pool kink sends its gradient one way in torch and the other in MindSpore.
+    """
     import torch
 
     t, m = _as_torch(reference), _as_torch(port)
@@ -70,7 +75,7 @@ def compare(reference, port, rtol: float, atol: float) -> dict:
     else:
         return _compare_nonfinite(row, t, m, rtol, atol)
     row.update(max_abs=max_abs, max_rel=max_rel, cosine=_cosine(dot, nt, nm), within=n_ok / t.numel(),
-               scaled_err=_scaled(max_abs, scale), passed=n_ok == t.numel())
+               scaled_err=_scaled(max_abs, scale), passed=t.numel() - n_ok <= int(outliers * t.numel()))
     return row
 
 

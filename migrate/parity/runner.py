@@ -25,6 +25,9 @@ from .report import ParityReport
 
 OPTIMIZERS = ("sgd", "adam")
 ADAM_MIN_WITHIN = 0.999
+# layer gradients: share of elements that may sit on the other side of a ReLU / max-pool kink
+# (measured: a faithful U-Net at 2x32x256x256 had a few such elements in the last ReLU's input grad)
+GRAD_OUTLIERS = 1e-5
 
 
 class ParityError(ValueError):
@@ -131,9 +134,9 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         ref = store.get(key, {})
         for i, arr in arrays.items():
             if i in ref:
-                row = metrics.compare(ref[i], arr, grtol, atol)
+                row = metrics.compare(ref[i], arr, grtol, atol, GRAD_OUTLIERS)
             elif kind == "out" and key in t_records:
-                row = metrics.compare(np.zeros_like(arr), arr, grtol, atol)
+                row = metrics.compare(np.zeros_like(arr), arr, grtol, atol, GRAD_OUTLIERS)
                 row["note"] = "no gradient reached this output in torch"
             else:
                 continue

@@ -175,3 +175,62 @@ def test_cli_exit_codes_and_report(tmp_path):
         r = _cli(*args, cwd=tmp_path)
         assert r.returncode == 2, (args, r.stderr)
         assert msg in r.stderr and "Traceback" not in r.stderr and r.stderr.strip().count("\n") == 0, r.stderr
+
+
+TORCH_SOURCE = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.bn = nn.BatchNorm2d(cout)
+        self.act = nn.LeakyReLU(0.1)
+
+    def forward(self, x):
+        return self.act(self.bn(self.conv(x)))
+
+
+class Net(nn.Module):
+    def __init__(self, classes=3):
+        super().__init__()
+        self.stem = Block(3, 8)
+        self.down = nn.Sequential(Block(8, 8), nn.MaxPool2d(2), Block(8, 16))
+        self.head = nn.Linear(16, classes)
+
+    def forward(self, x):
+        x = self.down(self.stem(x))
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.head(x)
+
+
+class Loss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bce = nn.BCEWithLogitsLoss()
+
+    def forward(self, out, target):
+        return self.bce(out, target)
+'''
+
+
+@pytest.mark.slow
+def test_cli_converts_the_mindspore_side_on_the_fly_and_takes_weights(tmp_path):
+    (tmp_path / "model.py").write_text(TORCH_SOURCE)
+    ns = {}
+    exec(compile(TORCH_SOURCE, "model.py", "exec"), ns)
+    sd = ns["Net"](classes=2).state_dict()
+    torch.save(sd, tmp_path / "w.pth")
+    r = _cli("model.py:Net", "--args", '{"classes": 2}', "--input", "2,3,16,16", "--loss", "model.py:Loss",
+             "--weights", "w.pth", "--steps", "2", "--optimizer", "adam", "--report", "rep", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = json.loads((tmp_path / "rep" / "parity.json").read_text())
+    assert data["passed"] and len(data["steps"]) == 2 and data["settings"]["loss"] == "Loss"
+    assert {row["type"] for row in data["layers"]} >= {"Conv2d", "BatchNorm2d", "LeakyReLU", "MaxPool2d", "Linear"}
+    sd["head.weight"] = torch.zeros(5, 16)
+    torch.save(sd, tmp_path / "bad.pth")
+    r = _cli("model.py:Net", "--args", '{"classes": 2}', "--input", "2,3,16,16", "--weights", "bad.pth", cwd=tmp_path)
+    assert r.returncode == 2 and "head.weight" in r.stderr and "Traceback" not in r.stderr, r.stderr
