@@ -97,7 +97,12 @@ def _local_imports(result: FileResult, by_path: dict[Path, FileResult]) -> dict[
         elif isinstance(node, ast.ImportFrom) and node.module and node.level <= 1:
             names = [node.module]
         for name in names:
-            other = by_path.get((here / (name.replace(".", "/") + ".py")).resolve())
+            path = (here / (name.replace(".", "/") + ".py")).resolve()
+            other = by_path.get(path)
+            if other is None and path.is_file():  # a sibling not converted in this run (SRC is one file):
+                # lint its conversion as plain `convert` writes it
+                other = convert_file(path, str(Path(result.filename).parent / (name.replace(".", "/") + ".py")))
+                by_path[path] = other
             if other is not None and other is not result and not other.errors:
                 out[other.filename] = other.code
     return out

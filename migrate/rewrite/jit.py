@@ -426,7 +426,10 @@ def _lint_reason(found) -> str:
     f = found[0]
     more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
     where = f"line {f.line}" if f.path == "@" else f"{f.path}:{f.line}"
-    return f"lint {f.rule} at {where}: {f.message}{more}: left eager"
+    hint = ""
+    if f.rule == REVERSED and f.path != "@":
+        hint = " (converting that module in the same run with --jit rewrites it to xs[::-1])"
+    return f"lint {f.rule} at {where}: {f.message}{hint}{more}: left eager"
 
 
 def _check(c: _Candidate, n_in_scope: int, funcs, lint_findings) -> str:

@@ -334,3 +334,14 @@ def test_crack_unet_with_jit_trains_three_steps(tmp_path):
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     losses = [float(line.split("loss")[1]) for line in run.stdout.splitlines() if line.startswith("step")]
     assert len(losses) == 3 and all(np.isfinite(losses)), run.stdout
+
+
+def test_crack_train_py_alone_sees_its_model_and_stays_eager(tmp_path):
+    """Converting train.py alone: the model module it imports is converted in memory (as plain convert writes
+    it) and linted; its reversed(skips) would not compile, so the step stays eager and says where."""
+    from migrate import convert_path
+
+    report = convert_path(ROOT / "examples/crack_unet/torch/train.py", tmp_path, jit=True)
+    [step] = report.jit
+    assert not step.wrapped and "JIT-reversed at" in step.reason and "model.py:60" in step.reason, step
+    assert "@ms.jit" not in (tmp_path / "train.py").read_text() and not (tmp_path / "model.py").exists()
