@@ -225,7 +225,7 @@ def test_cli_converts_the_mindspore_side_on_the_fly_and_takes_weights(tmp_path):
     sd = ns["Net"](classes=2).state_dict()
     torch.save(sd, tmp_path / "w.pth")
     r = _cli("model.py:Net", "--args", '{"classes": 2}', "--input", "2,3,16,16", "--loss", "model.py:Loss",
-             "--weights", "w.pth", "--steps", "2", "--optimizer", "adam", "--report", "rep", cwd=tmp_path)
+             "--weights", "w.pth", "--steps", "2", "--optimizer", "sgd", "--lr", "0.01", "--report", "rep", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     data = json.loads((tmp_path / "rep" / "parity.json").read_text())
     assert data["passed"] and len(data["steps"]) == 2 and data["settings"]["loss"] == "Loss"
