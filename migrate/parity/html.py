@@ -79,11 +79,12 @@ def _plot(d) -> str:
     layers = d["layers"]
     if not layers:
         return "<p class='muted'>no layers compared</p>"
-    grads = {}
+    grads, grad_ok = {}, {}
     for g in d["layer_grads"]:
         if g["kind"] == "out" and isinstance(g.get("max_abs"), (int, float)):
             grads[g["name"]] = max(grads.get(g["name"], 0.0), g["max_abs"])
-    W, H, L, R, T, B = 1100, 300, 60, 20, 20, 60
+            grad_ok[g["name"]] = grad_ok.get(g["name"], True) and g["passed"]
+    W, H, L, R, T, B = 1100, 320, 60, 20, 34, 60
     n = len(layers)
 
     def val(v):
@@ -114,11 +115,16 @@ def _plot(d) -> str:
     out.append(f"<line x1='{L}' x2='{W - R}' y1='{ty:.1f}' y2='{ty:.1f}' stroke='#e69500' stroke-dasharray='5,4'/>"
                f"<text x='{W - R - 4}' y='{ty - 4:.1f}' text-anchor='end' fill='#b07000'>atol</text>")
     first = d["first_divergence"]["forward"]
+    back = d["first_divergence"]["backward"]
     for i, r in enumerate(layers):
         if r["name"] == first:
             out.append(f"<line x1='{x(i):.1f}' x2='{x(i):.1f}' y1='{T}' y2='{H - B}' stroke='#c5221f' "
                        f"stroke-width='1.5'/><text x='{x(i) + 4:.1f}' y='{H - B - 6}' fill='#c5221f'>"
                        f"first divergence: {_e(first)}</text>")
+        if r["name"] == back:
+            out.append(f"<line x1='{x(i):.1f}' x2='{x(i):.1f}' y1='{T}' y2='{H - B}' stroke='#8e44ad' "
+                       f"stroke-width='1.5' stroke-dasharray='4,3'/><text x='{x(i) + 4:.1f}' y='{H - B - 20}' "
+                       f"fill='#8e44ad'>backward diverges: {_e(back)}</text>")
     fwd_pts, grad_pts = [], []
     for i, r in enumerate(layers):
         v = val(r["max_abs"])
@@ -136,7 +142,10 @@ def _plot(d) -> str:
         out.append(f"<circle cx='{px:.1f}' cy='{py:.1f}' r='{3 if ok else 4.5}' fill='{'#1a73e8' if ok else '#c5221f'}'>"
                    f"<title>{_e(name)}: max_abs {v:.3g}</title></circle>")
     for px, py, name, v in grad_pts:
-        out.append(f"<rect x='{px - 2:.1f}' y='{py - 2:.1f}' width='4' height='4' fill='#8e44ad'>"
+        ok = grad_ok.get(name, True)
+        sz = 4 if ok else 7
+        out.append(f"<rect x='{px - sz / 2:.1f}' y='{py - sz / 2:.1f}' width='{sz}' height='{sz}' "
+                   f"fill='{'#8e44ad' if ok else '#c5221f'}' stroke='#8e44ad'>"
                    f"<title>{_e(name)}: output-gradient max_abs {v:.3g}</title></rect>")
     step = max(1, n // 40)
     for i in range(0, n, step):
@@ -144,11 +153,11 @@ def _plot(d) -> str:
                    f"{_e(_short(layers[i]['name']))}</text>")
     out.append(f"<text x='14' y='{T + (H - T - B) / 2:.0f}' transform='rotate(-90 14 {T + (H - T - B) / 2:.0f})' "
                "text-anchor='middle'>max |torch − ms|</text>")
-    lx = L + 10
-    out.append(f"<circle cx='{lx}' cy='{H - 8}' r='3' fill='#1a73e8'/><text x='{lx + 8}' y='{H - 4}'>forward output"
-               f"</text><rect x='{lx + 110}' y='{H - 10}' width='4' height='4' fill='#8e44ad'/><text x='{lx + 120}' "
-               f"y='{H - 4}'>output gradient</text><circle cx='{lx + 230}' cy='{H - 8}' r='4' fill='#c5221f'/>"
-               f"<text x='{lx + 238}' y='{H - 4}'>outside tolerance</text>")
+    lx, ly = L + 4, 14
+    out.append(f"<circle cx='{lx}' cy='{ly - 4}' r='3' fill='#1a73e8'/><text x='{lx + 8}' y='{ly}'>forward output"
+               f"</text><rect x='{lx + 110}' y='{ly - 6}' width='4' height='4' fill='#8e44ad'/><text x='{lx + 120}' "
+               f"y='{ly}'>output gradient</text><circle cx='{lx + 230}' cy='{ly - 4}' r='4' fill='#c5221f'/>"
+               f"<text x='{lx + 238}' y='{ly}'>outside tolerance (red)</text>")
     out.append("</svg>")
     return "".join(out)
 
