@@ -21,6 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from migrate.runtime import prepare_mindspore_env  # noqa: E402
+
+prepare_mindspore_env()  # MindSpore's fast oneDNN kernels (migrate/runtime.py), before it is imported
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -9,11 +9,19 @@ after --warmup steps (the first jit call compiles) and the ratios.
 """
 from __future__ import annotations
 
+import os
+import sys
 import argparse
 import statistics
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from migrate.runtime import prepare_mindspore_env  # noqa: E402
+
+prepare_mindspore_env()  # MindSpore's fast oneDNN kernels (migrate/runtime.py), before it is imported
+
 
 
 def ms_unet(base: int = 16, levels: int = 4):

@@ -21,6 +21,12 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from migrate.runtime import prepare_mindspore_env  # noqa: E402
+
+prepare_mindspore_env()  # MindSpore's fast oneDNN kernels (migrate/runtime.py), before it is imported
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "parity"))

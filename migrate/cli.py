@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+from .runtime import prepare_mindspore_env
+
 # name -> module; the order is the order of `msmigrate --help`.
 COMMANDS = {
     "convert": "migrate.commands.convert",
@@ -50,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prepare_mindspore_env()  # before any command imports MindSpore (see migrate/runtime.py)
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse exits with 2 on usage errors
     if not getattr(args, "_run", None):

@@ -21,7 +21,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-ENV = {**os.environ, "GLOG_v": "3", "PYTHONUNBUFFERED": "1"}
+sys.path.insert(0, str(ROOT))
+from migrate.runtime import prepare_mindspore_env  # noqa: E402
+
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+prepare_mindspore_env(ENV)  # fast oneDNN kernels, quiet MindSpore logs (migrate/runtime.py)
 METRICS = re.compile(r"held-out:\s*crack IoU ([\d.]+)\s+F1 ([\d.]+)\s+mIoU ([\d.]+)")
 
 

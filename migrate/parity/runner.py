@@ -24,8 +24,15 @@ from .hooks import ROOT, MsRecorder, TorchRecorder, flatten
 from .report import ParityReport
 
 OPTIMIZERS = ("sgd", "adam")
-ADAM_MIN_WITHIN = 0.999
-ADAM_NOISE_GRAD = 1e-6  # e.g. a conv bias followed by BatchNorm: its gradient is float noise
+# Adam normalises each element's update (the first step moves every element by lr * sign(grad)), so an element whose
+# gradient the two frameworks do not agree on in sign - a gradient at float-noise level, e.g. a conv bias before
+# BatchNorm or a weight behind a ReLU that is almost never active - moves in opposite directions. Such elements are
+# "undetermined": an element is determined while, at every step so far, both gradients have the same sign and differ
+# by less than ADAM_AGREEMENT of torch's (a gradient near Adam's eps with a few % error already moves the element by a
+# few % of lr). Parameters are compared on their determined elements. Buffers (BatchNorm running statistics) are
+# compared whole, so after a few Adam steps the undetermined elements' drift can still show there: compare training
+# steps with SGD (--optimizer sgd) to check a port's step mechanics exactly.
+ADAM_AGREEMENT = 0.01
 # layer gradients: share of elements that may sit on the other side of a ReLU / max-pool kink
 # (measured: a faithful U-Net at 2x32x256x256 had a few such elements in the last ReLU's input grad)
 GRAD_OUTLIERS = 1e-5
@@ -230,12 +237,15 @@ def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss,
             "Adam on MindSpore uses torch's update (eps added after bias correction); "
             "mindspore.experimental.optim.Adam adds eps before it and differs where |grad| is below ~1e-6")
         report.determinism.append(
-            f"Adam normalises each element's update, so a gradient element at float-noise level can move by up "
-            f"to lr on one side only: after Adam steps a parameter passes when >= {ADAM_MIN_WITHIN:.1%} of its "
-            "elements are within tolerance (buffers such as BatchNorm running stats: all elements); a parameter "
-            f"whose torch gradient was at noise level (max <= {ADAM_NOISE_GRAD:g}, e.g. a conv bias before "
-            "BatchNorm) is not compared")
-    holder, noise = {}, set()
+            "Adam normalises each element's update, so an element whose gradient sign the frameworks do not agree "
+            "on moves in opposite directions: after Adam steps, parameters are compared on the elements whose "
+            f"gradients agreed in sign (and within {ADAM_AGREEMENT:g} of torch's) at every step; the others are "
+            "counted in each parameter's note (buffers such as BatchNorm running stats: all elements)")
+    holder, undetermined, slack = {}, {}, {}
+    grtol = report.tolerances["grad_rtol"]
+    report.determinism.append(
+        "after each step a parameter may also differ by what the gradient tolerance allows, times the learning "
+        "rate: the allowance grows by lr x grad_rtol x max|torch gradient| per step")
 
     def fwd(*xs):
         return _ms_loss(ms_loss, ms_model(*xs), holder["target"])
@@ -246,8 +256,10 @@ def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss,
         t_opt.zero_grad()
         lt = _torch_loss(loss, torch_model(*[torch.from_numpy(np.array(x)) for x in batch]), target)
         lt.backward()
-        noise |= {n for n, p in torch_model.named_parameters()
-                  if p.grad is None or float(p.grad.abs().max()) <= ADAM_NOISE_GRAD}
+        t_grads = {n: (None if p.grad is None else p.grad.numpy().copy()) for n, p in torch_model.named_parameters()}
+        for n, g in t_grads.items():
+            if g is not None and g.size:
+                slack[n] = slack.get(n, 0.0) + lr * grtol * float(np.abs(g).max())
         t_opt.step()
         holder["target"] = target
         try:
@@ -257,16 +269,10 @@ def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss,
         except Exception as exc:  # noqa: BLE001
             report.error = f"training step {step}: {type(exc).__name__}: {_line(exc)}"
             break
-        rows = _compare_params(torch_model, ms_model, name_map, rtol, atol)
         if optimizer == "adam":
-            trainable = {n for n, p in torch_model.named_parameters()}
-            for r in rows:
-                if r["name"] in noise and not r["passed"]:
-                    r["passed"] = True
-                    r["note"] = (f"gradient at noise level (max |grad| <= {ADAM_NOISE_GRAD:g}) in a step: Adam's "
-                                 "normalised update is noise there, not compared")
-                elif r["name"] in trainable and r["max_abs"] is not None:
-                    r["passed"] = r["within"] >= ADAM_MIN_WITHIN
+            _track_undetermined(undetermined, t_grads, grads, ms_model, name_map)
+        rows = _compare_params(torch_model, ms_model, name_map, rtol, atol,
+                               undetermined if optimizer == "adam" else {}, slack)
         failed = [r for r in rows if not r["passed"]]
         loss_ok = metrics.compare_scalar(float(lt.detach()), lm, rtol, atol)
         report.steps.append({"step": step, "loss_torch": float(lt.detach()), "loss_ms": lm,
@@ -300,7 +306,23 @@ class TorchAdam:
             p.set_data(ms.Tensor(p.asnumpy() - np.float32(step_size) * m / denom))
 
 
-def _compare_params(torch_model, ms_model, name_map, rtol, atol) -> list:
+def _track_undetermined(undetermined: dict, t_grads: dict, ms_grads, ms_model, name_map) -> None:
+    """Mark (cumulatively) the elements whose gradients the frameworks disagree on (see ADAM_AGREEMENT)."""
+    position = {id(p): i for i, p in enumerate(ms_model.trainable_params())}
+    params = dict(ms_model.parameters_and_names())
+    for e in name_map.entries:
+        tg = t_grads.get(e.torch_name)
+        i = position.get(id(params.get(e.ms_name)))
+        if tg is None or i is None:
+            continue
+        mg = ms_grads[i].asnumpy().reshape(tg.shape)
+        bad = (np.sign(tg) != np.sign(mg)) | (np.abs(tg - mg) > ADAM_AGREEMENT * np.abs(tg))
+        undetermined[e.torch_name] = bad | undetermined.get(e.torch_name, False)
+
+
+def _compare_params(torch_model, ms_model, name_map, rtol, atol, undetermined=None, slack=None) -> list:
+    """Parameters and buffers after a step; ``undetermined`` masks elements out of the comparison (Adam),
+    ``slack`` adds to a parameter's absolute tolerance (the gradient tolerance carried through the updates)."""
     sd = torch_model.state_dict()
     params = dict(ms_model.parameters_and_names())
     rows = []
@@ -308,10 +330,20 @@ def _compare_params(torch_model, ms_model, name_map, rtol, atol) -> list:
         if e.torch_name not in sd:
             continue
         t = sd[e.torch_name].detach().numpy()
-        if e.expand_axis is not None:
-            t = np.expand_dims(t, e.expand_axis)
-        rows.append({"name": e.torch_name, "ms_name": e.ms_name, **metrics.compare(t, params[e.ms_name].asnumpy(),
-                                                                                   rtol, atol)})
+        m = params[e.ms_name].asnumpy().reshape(t.shape)
+        mask = (undetermined or {}).get(e.torch_name)
+        note = None
+        if mask is not None and mask.any():
+            note = (f"{int(mask.sum())} of {mask.size} elements not compared: their gradients disagreed in sign "
+                    "between the frameworks (float noise that Adam's normalised update amplifies)")
+            t, m = t[~mask], m[~mask]
+        if e.expand_axis is not None and mask is None:
+            t, m = np.expand_dims(t, e.expand_axis), np.expand_dims(m, e.expand_axis)
+        row = {"name": e.torch_name, "ms_name": e.ms_name,
+               **metrics.compare(t, m, rtol, atol + (slack or {}).get(e.torch_name, 0.0))}
+        if note:
+            row["note"] = note
+        rows.append(row)
     return rows
 
 
