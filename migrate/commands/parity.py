@@ -38,7 +38,10 @@ With --loss and no target, a uniform [0, 1) target of the output's shape is draw
 WARNING: this command IMPORTS AND RUNS the Python files you name (model, loss, and the converted
 code). Only run it on code you trust.
 
-Exit codes: 0 parity holds; 1 a divergence was found (or the MindSpore side raised);
+--jit also runs the MindSpore model under ms.jit and compares its outputs and every parameter gradient
+with PyNative (parity.json: "jit"), naming gradients that vanish or differ once compiled.
+
+Exit codes: 0 parity holds; 1 a divergence was found (or the MindSpore side raised, or --jit differs);
 2 usage or input error (missing file or class, bad --input/--args, weights that do not fit, the
 torch model itself failing)."""
 
@@ -61,6 +64,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--grad-rtol", type=float, default=1e-2,
                         help="the same for gradients, which sum over the batch and pixels (default 1e-2)")
     parser.add_argument("--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)")
+    parser.add_argument("--jit", action="store_true",
+                        help="also run the MindSpore model under ms.jit and compare outputs and every parameter "
+                             "gradient with PyNative (names gradients that vanish or differ once compiled)")
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
     parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html")
     parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
@@ -76,11 +82,13 @@ def run(args) -> int:
     from migrate.weights import WeightsError
 
     try:
-        report = _run(args, parse_args_json(args.args))
+        report, jit_report = _run(args, parse_args_json(args.args))
     except (UsageError, LoadError, ParityError, WeightsError) as exc:
         print(f"msmigrate parity: error: {exc}", file=sys.stderr)
         return 2
     print(report.table(color=False if args.no_color else None))
+    if jit_report is not None:
+        print(jit_report.format_text())
     if args.report:
         paths = report.write(args.report)
         print(f"report: {paths['json']}, {paths['html']}")
@@ -106,15 +114,29 @@ def _run(args, kwargs):
     torch_model = load_object(args.model, kwargs)
     if not isinstance(torch_model, torch.nn.Module):
         raise UsageError(f"{args.model} gives a {type(torch_model).__name__}, not a torch.nn.Module")
+    # the converted sources stay on disk until the end: ms.jit (--jit) reads a Cell's source to compile it
     with tempfile.TemporaryDirectory(prefix="msmigrate-parity-") as tmp:
         ms_model = _ms_side(args.ms, args.model, kwargs, tmp, "model")
         loss = load_object(args.loss) if args.loss else None
         ms_loss = _ms_side(args.ms_loss, args.loss, {}, tmp, "loss") if args.loss else None
-    inputs, target, batches, targets = _inputs(args, torch_model, loss, np)
-    weights = _weights(args.weights, torch_model) if args.weights else None
-    return compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss, steps=args.steps,
-                   optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol, grad_rtol=args.grad_rtol, weights=weights,
-                   step_inputs=batches, step_targets=targets)
+        inputs, target, batches, targets = _inputs(args, torch_model, loss, np)
+        weights = _weights(args.weights, torch_model) if args.weights else None
+        report = compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss, steps=args.steps,
+                         optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol,
+                         grad_rtol=args.grad_rtol, weights=weights, step_inputs=batches, step_targets=targets)
+        jit_report = _jit_parity(report, ms_model, inputs, args) if args.jit else None
+    return report, jit_report
+
+
+def _jit_parity(report, ms_model, inputs, args):
+    """--jit: the MindSpore model (with the weights parity used) in PyNative vs under ms.jit, one step's gradients
+    of the sum of its outputs; a difference fails the run like any divergence."""
+    from migrate.jitcheck import jit_parity
+
+    jit_report = jit_parity(ms_model, inputs, loss_fn=None, rtol=args.rtol, atol=args.atol)
+    report.jit = jit_report.to_dict()
+    report.passed = report.passed and jit_report.ok
+    return jit_report
 
 
 def _ms_side(ms_spec, torch_spec, kwargs, tmp, what):

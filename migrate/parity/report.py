@@ -19,6 +19,8 @@ parity.json schema (all numbers are floats; null where not computed):
                        step: int|null, step_detail: str|null}
     first_nonfinite   {torch: layer|null, ms: layer|null}   first layer whose output holds NaN/Inf
     error             str|null   an exception raised by the MindSpore side, with the layer running it
+    jit               null, or with --jit: {ok, vanished, differing, outputs, loss, gradients, error}
+                      (migrate.jitcheck: the MindSpore model in PyNative vs under ms.jit)
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ class ParityReport:
     first_nonfinite: dict = field(default_factory=lambda: {"torch": None, "ms": None})
     error: str | None = None
     passed: bool = False
+    jit: dict | None = None
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
