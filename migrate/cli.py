@@ -34,12 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # command not built yet
-                continue
-            raise
+        module = importlib.import_module(module_name)
         p = sub.add_parser(
             name,
             help=module.HELP,
