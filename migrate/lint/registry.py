@@ -9,6 +9,7 @@ from .rules.dynamic_shape import DynamicShape
 from .rules.list_accumulation import ListAccumulation
 from .rules.ms_function import MsFunction
 from .rules.print_debug import PrintInGraph
+from .rules.reversed_list import ReversedList
 from .rules.tensor_control_flow import TensorControlFlow
 
 RULES: tuple[type[Rule], ...] = (
@@ -20,6 +21,7 @@ RULES: tuple[type[Rule], ...] = (
     AmpFrozenConv,
     ConstructSelf,
     DynamicShape,
+    ReversedList,
 )
 
 

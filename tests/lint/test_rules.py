@@ -33,7 +33,7 @@ def test_valid_example_clean(rule, index, code):
 
 def test_registry_shape():
     ids = [r.ID for r in RULES]
-    assert len(ids) == len(set(ids)) == 8
+    assert len(ids) == len(set(ids)) == 9
     for rule in RULES:
         assert rule.VALID and rule.INVALID, rule.ID
         assert rule.MESSAGE and rule.FIX and rule.NAME, rule.ID
