@@ -2,7 +2,22 @@
 omitted, arguments from variables); each style is one snippet proven by ``tests.harness.run_case``."""
 from __future__ import annotations
 
+import numpy as np
+
 from tests.harness import Case, rng_array
+
+# Inputs shared by the function and method cases (numpy arrays, given to both frameworks as tensors).
+X = {"x": rng_array(3, 4)}
+POS = {"x": np.abs(rng_array(3, 4)) + 0.1}
+UNIT = {"x": np.clip(rng_array(3, 4), -0.9, 0.9)}
+BIG = {"x": np.abs(rng_array(3, 4)) + 1.1}
+XY = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
+XYP = {"x": np.abs(rng_array(3, 4)) + 0.5, "y": rng_array(3, 4, seed=1)}
+IJ = {"x": rng_array(3, 4, dtype="int64", low=-6, high=7), "y": rng_array(3, 4, dtype="int64", seed=1, low=1, high=4)}
+BB = {"x": rng_array(3, 4, dtype="bool"), "y": rng_array(3, 4, dtype="bool", seed=1)}
+X3 = {"x": rng_array(2, 3, 4)}
+SQ = {"x": rng_array(4, 4) + 3 * np.eye(4, dtype="float32")}
+SPECIAL = {"x": np.array([[1.0, -np.inf, np.inf, np.nan], [0.0, -2.5, 3.5, -0.0]], dtype="float32")}
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 

@@ -2,20 +2,9 @@
 import numpy as np
 import pytest
 
-from tests.api.cases import HEADER, call_cases
+from tests.api.cases import BB, BIG, HEADER, IJ, POS, SPECIAL, SQ, UNIT, X, X3, XY, XYP, call_cases
 from tests.harness import assert_unsupported, rng_array, run_case
 
-X = {"x": rng_array(3, 4)}
-POS = {"x": np.abs(rng_array(3, 4)) + 0.1}
-UNIT = {"x": np.clip(rng_array(3, 4), -0.9, 0.9)}
-BIG = {"x": np.abs(rng_array(3, 4)) + 1.1}
-XY = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
-XYP = {"x": np.abs(rng_array(3, 4)) + 0.5, "y": rng_array(3, 4, seed=1)}
-IJ = {"x": rng_array(3, 4, dtype="int64", low=-6, high=7), "y": rng_array(3, 4, dtype="int64", seed=1, low=1, high=4)}
-BB = {"x": rng_array(3, 4, dtype="bool"), "y": rng_array(3, 4, dtype="bool", seed=1)}
-X3 = {"x": rng_array(2, 3, 4)}
-SQ = {"x": rng_array(4, 4) + 3 * np.eye(4, dtype="float32")}
-SPECIAL = {"x": np.array([[1.0, -np.inf, np.inf, np.nan], [0.0, -2.5, 3.5, -0.0]], dtype="float32")}
 IDX = {**X, "idx": rng_array(3, 4, dtype="int64", low=0, high=3)}
 MASK = {**X, "m": rng_array(3, 4, dtype="bool")}
 TOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="transcendental kernels and float32 sums differ by a few ulps")
