@@ -33,10 +33,6 @@ class FileResult:
     apis: Counter = field(default_factory=Counter)  # converted API -> uses
     jit: list = field(default_factory=list)  # migrate.rewrite.jit.JitStep per training step (convert --jit)
 
-    @property
-    def changed(self) -> bool:
-        return bool(self.api_calls)
-
 
 @dataclass
 class Report:

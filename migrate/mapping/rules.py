@@ -6,19 +6,7 @@ A rule receives the bound :class:`migrate.rewrite.calls.Call` after ``fill`` and
 """
 from __future__ import annotations
 
-import ast
-
-from ..rewrite.calls import Unsupported, code
-
-
-def _literal(call, name):
-    try:
-        return ast.literal_eval(code(call.bound[name]))
-    except (ValueError, SyntaxError):
-        return _NOT_LITERAL
-
-
-_NOT_LITERAL = object()
+from ..rewrite.calls import NOT_LITERAL, Unsupported, code
 
 
 def conv_padding(call) -> None:
@@ -30,7 +18,7 @@ def conv_padding(call) -> None:
     if "padding" not in call.bound:
         call.set("pad_mode", "'pad'")
         return
-    value = _literal(call, "padding")
+    value = call.literal("padding")
     if value in ("same", "valid"):
         call.bound.pop("padding")
         call.set("pad_mode", repr(value))
@@ -44,7 +32,7 @@ def conv_padding(call) -> None:
             call.set("padding", repr(value[0]))
         elif dims != "2" or len(value) != 4:
             raise Unsupported(f"padding={value!r} has no MindSpore form")
-    elif value is _NOT_LITERAL:
+    elif value is NOT_LITERAL:
         # a variable: an int passes through unchanged; a tuple would need reordering, which MindSpore refuses
         # loudly (it never computes something else), so this is safe to emit.
         pass
@@ -52,7 +40,7 @@ def conv_padding(call) -> None:
 
 def pool_padding(call) -> None:
     """Pooling: torch pads explicitly (default 0) with stride defaulting to kernel_size (filled by the table)."""
-    value = _literal(call, "padding") if "padding" in call.bound else 0
+    value = call.literal("padding") if "padding" in call.bound else 0
     if value == 0:
         call.bound.pop("padding", None)
         call.set("pad_mode", "'valid'")
@@ -63,10 +51,10 @@ def pool_padding(call) -> None:
 def batchnorm(call) -> None:
     """torch momentum m (running = (1-m)·running + m·batch) is MindSpore momentum 1-m; None means a cumulative
     average, which MindSpore does not have. ``track_running_stats=False`` always uses batch statistics."""
-    if "momentum" in call.bound and _literal(call, "momentum") is None:
+    if "momentum" in call.bound and call.literal("momentum") is None:
         raise Unsupported("momentum=None (cumulative moving average) has no MindSpore equivalent")
     if "track_running_stats" in call.bound:
-        value = _literal(call, "track_running_stats")
+        value = call.literal("track_running_stats")
         if value is False:
             call.set("use_batch_statistics", "True")
         elif value is not True:
@@ -78,19 +66,19 @@ def layernorm(call) -> None:
     """``normalized_shape`` may be an int in torch; MindSpore wants a tuple. MindSpore's LayerNorm normalises
     from ``begin_norm_axis``, which must be -1 or a non-negative input axis: only shapes of rank 1 (the last
     axis, by far the common case) are converted. Affine parameters cannot be switched off."""
-    value = _literal(call, "normalized_shape")
+    value = call.literal("normalized_shape")
     if isinstance(value, int):
         call.set("normalized_shape", f"({value},)")
     elif isinstance(value, (tuple, list)) and len(value) == 1:
         call.set("normalized_shape", repr(tuple(value)))
-    elif value is _NOT_LITERAL:
+    elif value is NOT_LITERAL:
         src = code(call.bound["normalized_shape"])
         call.set("normalized_shape", f"({src},) if isinstance({src}, int) else tuple({src})")
     else:
         raise Unsupported(f"normalized_shape={value!r}: MindSpore's begin_norm_axis would depend on the input "
                           "rank, unknown when the layer is built")
     for flag in ("elementwise_affine", "bias"):
-        if flag in call.bound and _literal(call, flag) is not True:
+        if flag in call.bound and call.literal(flag) is not True:
             raise Unsupported(f"{flag}={code(call.bound[flag])}: MindSpore's LayerNorm always has gamma and beta")
         call.bound.pop(flag, None)
 
@@ -99,10 +87,10 @@ def dim_or_other(call) -> None:
     """``torch.max(x, 1)`` reduces over a dim; ``torch.max(x, y)`` is elementwise. Decide from the literal."""
     if "dim" not in call.bound:
         return
-    value = _literal(call, "dim")
-    if value is _NOT_LITERAL and "dim" in call.positional:
+    value = call.literal("dim")
+    if value is NOT_LITERAL and "dim" in call.positional:
         raise Unsupported("cannot tell whether the second argument is a dim or a tensor; write dim= or other=")
-    if not isinstance(value, int) and value is not _NOT_LITERAL:
+    if not isinstance(value, int) and value is not NOT_LITERAL:
         raise Unsupported("dim must be an int")
 
 
@@ -158,13 +146,13 @@ def interpolate(call) -> None:
     """MindSpore's ops.interpolate accepts ``scale_factor`` only with ``recompute_scale_factor=True``, which
     computes the same output as torch when every factor is integral; other factors are refused, never guessed.
     torch's bicubic is not MindSpore's (TF-style) bicubic."""
-    mode = _literal(call, "mode") if "mode" in call.bound else "nearest"
+    mode = call.literal("mode") if "mode" in call.bound else "nearest"
     if mode == "bicubic":
         raise Unsupported("MindSpore's bicubic resize follows TF and differs from torch")
-    if "scale_factor" not in call.bound or _literal(call, "scale_factor") is None:
+    if "scale_factor" not in call.bound or call.literal("scale_factor") is None:
         return
-    factor = _literal(call, "scale_factor")
-    if factor is _NOT_LITERAL:
+    factor = call.literal("scale_factor")
+    if factor is NOT_LITERAL:
         raise Unsupported("scale_factor must be a literal: MindSpore resamples with a recomputed scale, which "
                           "equals torch's only for integral factors")
     factors = factor if isinstance(factor, (tuple, list)) else (factor,)
@@ -177,14 +165,14 @@ def interpolate(call) -> None:
 
 def ddof(call) -> None:
     """torch.std/var default to the unbiased estimator (Bessel, ddof=1); MindSpore's ops default to ddof=0."""
-    if "dim" in call.bound and isinstance(_literal(call, "dim"), bool):  # the std(input, unbiased) overload
+    if "dim" in call.bound and isinstance(call.literal("dim"), bool):  # the std(input, unbiased) overload
         call.bound["unbiased"] = call.bound.pop("dim")
     if "correction" in call.bound:
         value = call.bound.pop("correction")
         call.bound.pop("unbiased", None)
         call.bound["ddof"] = value
         return
-    unbiased = _literal(call, "unbiased") if "unbiased" in call.bound else True
+    unbiased = call.literal("unbiased") if "unbiased" in call.bound else True
     call.bound.pop("unbiased", None)
     if isinstance(unbiased, bool):
         call.set("ddof", "1" if unbiased else "0")

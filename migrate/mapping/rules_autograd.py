@@ -1,8 +1,6 @@
 """Rules for mappings/init.toml (torch.nn.init -> mindspore.common.initializer)."""
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from ..rewrite.calls import Unsupported, atom_code, code, expr
@@ -24,13 +22,6 @@ def _plain(node) -> bool:
             isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Name, cst.Integer, cst.SimpleString))
             for e in node.slice)
     return False
-
-
-def _lit(call, name):
-    try:
-        return ast.literal_eval(code(call.bound[name]))
-    except (ValueError, SyntaxError):
-        return None
 
 
 def nn_init(call) -> None:
@@ -63,7 +54,7 @@ def nn_init(call) -> None:
                 f"b={src('b', '2.0')})")
     elif name == "uniform_":
         a, b = src("a", "0.0"), src("b", "1.0")
-        la, lb = (_lit(call, "a") if "a" in call.bound else 0.0), (_lit(call, "b") if "b" in call.bound else 1.0)
+        la, lb = call.literal("a", absent=0.0), call.literal("b", absent=1.0)
         if isinstance(la, (int, float)) and isinstance(lb, (int, float)):
             init, shift = f"Uniform({round((lb - la) / 2, 12)!r})", (None if la == -lb else repr(round((la + lb) / 2, 12)))
         else:
@@ -71,8 +62,8 @@ def nn_init(call) -> None:
     elif name in ("xavier_uniform_", "xavier_normal_"):
         init = f"{'XavierUniform' if 'uniform' in name else 'XavierNormal'}(gain={src('gain', '1.0')})"
     elif name in ("kaiming_uniform_", "kaiming_normal_"):
-        nl = _lit(call, "nonlinearity") if "nonlinearity" in call.bound else "leaky_relu"
-        mode = _lit(call, "mode") if "mode" in call.bound else "fan_in"
+        nl = call.literal("nonlinearity", absent="leaky_relu")
+        mode = call.literal("mode", absent="fan_in")
         if nl not in _GAINS:
             raise Unsupported("nonlinearity must be a literal MindSpore knows the gain of (" + ", ".join(sorted(
                 _GAINS)) + ")")

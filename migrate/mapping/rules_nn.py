@@ -1,26 +1,14 @@
 """Rules for torch.nn.functional calls whose MindSpore form the tables cannot say (see rules.py for the contract)."""
 from __future__ import annotations
 
-import ast
-
-from ..rewrite.calls import Unsupported, atom_code, code, expr
-
-_NOT_LITERAL = object()
-
-
-def _literal(call, name):
-    try:
-        return ast.literal_eval(code(call.bound[name]))
-    except (ValueError, SyntaxError):
-        return _NOT_LITERAL
-
+from ..rewrite.calls import NOT_LITERAL, Unsupported, atom_code, code, expr
 
 def functional_conv_padding(call) -> None:
     """``F.conv1d/conv2d(padding=...)``: torch pads symmetrically, like ``ops.conv*d(pad_mode='pad')`` with the
     same int / (ph, pw) value; 'same' and 'valid' become ``pad_mode``. No padding is MindSpore's default 'valid'."""
     if "padding" not in call.bound:
         return
-    value = _literal(call, "padding")
+    value = call.literal("padding")
     if value in ("same", "valid"):
         call.bound.pop("padding")
         call.set("pad_mode", repr(value))
@@ -34,7 +22,7 @@ def functional_layer_norm(call) -> None:
     """``F.layer_norm``: ``ops.layer_norm`` has no CPU kernel in 2.10 (LayerNormExt); the classic ``ops.LayerNorm``
     primitive normalises over the last ``len(normalized_shape)`` axes, and needs a weight and bias: ones/zeros
     stand in when torch passes None (the identity affine)."""
-    shape = _literal(call, "normalized_shape")
+    shape = call.literal("normalized_shape")
     if isinstance(shape, int):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)) or not shape:
@@ -43,7 +31,7 @@ def functional_layer_norm(call) -> None:
     axis = f"{inp}.ndim - {len(shape)}"  # MindSpore's begin axes must be non-negative (or -1)
     shape_src = repr(tuple(shape))
     def given(name):
-        return name in call.bound and _literal(call, name) is not None
+        return name in call.bound and call.literal(name) is not None
 
     weight = call.src("weight") if given("weight") else f"ops.ones({shape_src}, ms.float32)"
     bias = call.src("bias") if given("bias") else f"ops.zeros({shape_src}, ms.float32)"
@@ -54,9 +42,9 @@ def functional_layer_norm(call) -> None:
 def one_hot(call) -> None:
     """``F.one_hot(t, num_classes=-1)`` infers the depth from the data; MindSpore needs it: only an explicit,
     non-negative ``num_classes`` is converted."""
-    if "num_classes" not in call.bound or _literal(call, "num_classes") == -1:
+    if "num_classes" not in call.bound or call.literal("num_classes") == -1:
         raise Unsupported("num_classes=-1 (inferred from the data) has no MindSpore form: pass the class count")
-    if isinstance(_literal(call, "num_classes"), int) and _literal(call, "num_classes") < 0:
+    if isinstance(call.literal("num_classes"), int) and call.literal("num_classes") < 0:
         raise Unsupported("num_classes must be non-negative")
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import Unsupported, code, expr
-from .rules import _NOT_LITERAL, _literal
+from ..rewrite.calls import NOT_LITERAL, Unsupported, code, expr
 
 _SIMPLE = (cst.Name, cst.Attribute)
 
@@ -31,18 +30,18 @@ def torch_norm(call) -> None:
     flattening is written out."""
     node = call.bound["input"] if "input" in call.bound else call.receiver  # torch.norm(x) or x.norm()
     src = code(node) if isinstance(node, _SIMPLE) else f"({code(node)})"
-    p = _literal(call, "p")
+    p = call.literal("p")
     keepdim = code(call.bound["keepdim"])
-    if p is _NOT_LITERAL:
+    if p is NOT_LITERAL:
         raise Unsupported("p must be a literal")
-    if "dim" not in call.bound or _literal(call, "dim") is None:
+    if "dim" not in call.bound or call.literal("dim") is None:
         if keepdim != "False":
             raise Unsupported("keepdim=True without dim is not mapped")
         ord_ = "" if p in ("fro", 2, 2.0) else f", {p!r}"
         call.replacement = expr(f"ops.norm({src}.reshape(-1){ord_})")
         return
-    dim = _literal(call, "dim")
-    if dim is _NOT_LITERAL:  # one axis or two changes what ops.norm computes (vector or matrix norm)
+    dim = call.literal("dim")
+    if dim is NOT_LITERAL:  # one axis or two changes what ops.norm computes (vector or matrix norm)
         raise Unsupported("dim must be a literal: over two axes ops.norm computes a matrix norm, torch a vector norm")
     single = isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1)
     if p == "fro":
@@ -99,7 +98,7 @@ def full_dtype(call) -> None:
     """torch.full infers the dtype from the fill value (float32, int64, bool); ops.full infers int64 for floats."""
     if "dtype" in call.bound:
         return
-    value = _literal(call, "fill_value")
+    value = call.literal("fill_value")
     if isinstance(value, bool):
         call.set("dtype", "ms.bool_")
     elif isinstance(value, int):

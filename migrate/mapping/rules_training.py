@@ -1,8 +1,6 @@
 """Rules for optimizers, checkpoints and data loading (mappings/optim.toml, mappings/training.toml)."""
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from ..rewrite.calls import Unsupported, code, expr
@@ -46,21 +44,12 @@ def save_state_dict(call) -> None:
     raise Unsupported("only torch.save(model.state_dict(), path) is converted (other objects need pickle)")
 
 
-def _lit(call, name, default):
-    if name not in call.bound:
-        return default
-    try:
-        return ast.literal_eval(code(call.bound[name]))
-    except (ValueError, SyntaxError):
-        return call.bound[name]
-
-
 def dataloader(call) -> None:
     """``DataLoader(dataset, batch_size=1, shuffle=False, drop_last=False)`` over a map-style dataset ->
     ``ds.GeneratorDataset(dataset, column_names=..., shuffle=...).batch(batch_size, drop_remainder=...)``.
     Iterating it yields tuples of Tensors like torch's default collate of a tuple-returning ``__getitem__``.
     Worker, pinning and prefetch options only affect speed and are dropped."""
-    batch = _lit(call, "batch_size", 1)
+    batch = call.literal("batch_size", absent=1)
     if batch is None:
         raise Unsupported("batch_size=None (no batching) is not converted")
     dataset = code(call.bound["dataset"])

@@ -20,6 +20,10 @@ from .msnames import short_name
 _EMPTY = cst.Module(body=[])
 
 
+#: ``Call.literal`` of an argument that is an expression, not a literal.
+NOT_LITERAL = object()
+
+
 class Unsupported(Exception):
     """Raised by the binding steps and rules: the call stays as it was, with this reason."""
 
@@ -99,9 +103,15 @@ class Call:
     def src(self, name: str) -> str | None:
         return code(self.bound[name]) if name in self.bound else None
 
-    def literal(self, name: str):
-        """The Python value of a literal argument, or raises KeyError/ValueError."""
-        return ast.literal_eval(code(self.bound[name]))
+    def literal(self, name: str, absent=None):
+        """The Python value of argument ``name`` when it is written as a literal; ``NOT_LITERAL`` when it is any
+        other expression; ``absent`` when the call does not give it."""
+        if name not in self.bound:
+            return absent
+        try:
+            return ast.literal_eval(code(self.bound[name]))
+        except (ValueError, SyntaxError):
+            return NOT_LITERAL
 
     def set(self, name: str, source: str) -> None:
         self.bound[name] = expr(source)
