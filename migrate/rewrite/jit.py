@@ -25,7 +25,8 @@ bit-identical losses and weights to the eager step (SGD with momentum/nesterov/w
 
 A step stays eager, with the reason recorded, when
 - ``migrate.lint`` finds MS001 (list accumulation), MS002 (tensor-dependent control flow), MS003 (print / debug
-  branches), MS007 (construct without self) or MS008 (data-dependent shapes) in ``forward_fn``, in a function of
+  branches), MS007 (construct without self), MS008 (data-dependent shapes) or MS009 (reversed() over a
+  list the pass could not rewrite to [::-1]) in ``forward_fn``, in a function of
   the file that ``forward_fn`` calls, or in a ``construct`` of the file (and of local modules the file imports,
   when the caller passes them);
 - ``forward_fn`` or the clipping bound reads a Python name (or sets an attribute of one) that the code after
@@ -44,10 +45,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .calls import code
 
-REVERSED = "JIT-reversed"
+REVERSED = "MS009"  # lint: reversed() over a Python list in compiled code
 JIT_RULES = ("MS001", "MS002", "MS003", "MS007", "MS008", REVERSED)
-REVERSED_MESSAGE = ("reversed() over a list does not compile under ms.jit on MindSpore 2.10 (measured: the list "
-                    "becomes a Tensor, 'Tensor' object has no attribute 'append')")
 
 
 @dataclass
@@ -347,30 +346,6 @@ class _Reversed(cst.CSTTransformer):
         return updated.with_changes(iter=new_iter) if count[0] else updated
 
 
-def _reversed_findings(source: str, path: str, names: set[str]):
-    """``reversed(`` calls in ``construct`` methods and in the functions ``names`` (as lint-style findings)."""
-    from ..lint import Finding
-
-    wrapper = MetadataWrapper(cst.parse_module(source))
-    pos = wrapper.resolve(PositionProvider)
-    out = []
-    for node, p in pos.items():
-        if isinstance(node, cst.FunctionDef) and (node.name.value == "construct" or node.name.value in names):
-            for sub in _walk(node.body):
-                if isinstance(sub, cst.Call) and code(sub.func) == "reversed":
-                    q = pos[sub].start
-                    out.append(Finding(path, q.line, q.column + 1, REVERSED, REVERSED_MESSAGE, "write xs[::-1]"))
-    return sorted(set(out), key=lambda f: (f.line, f.col))
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
 # -- the pass -------------------------------------------------------------------------------------------
 def run(source: str, filename: str = "<string>", imported: dict[str, str] | None = None) -> tuple[str, list[JitStep]]:
     """Wrap the canonical training steps of converted ``source`` in ``ms.jit``; returns the new text and one
@@ -522,10 +497,9 @@ def _lint(source: str, cands, funcs, imported: dict[str, str]) -> dict[str, list
     constructs of this file and of ``imported``). Findings in this file have path "@"."""
     from ..lint import lint_source
 
-    def blocking(text, path, names=frozenset()):
+    def blocking(text, path):
         try:
-            return sorted([f for f in lint_source(text, path) if f.rule in JIT_RULES]
-                          + _reversed_findings(text, path, set(names)), key=lambda f: (f.line, f.col))
+            return [f for f in lint_source(text, path) if f.rule in JIT_RULES]
         except Exception:  # an unparsable imported module: nothing to say about it
             return []
 
@@ -541,7 +515,7 @@ def _lint(source: str, cands, funcs, imported: dict[str, str]) -> dict[str, list
         names = sorted({f.name.value for f in [fwd, *_helpers(fwd, funcs)] if f is not None})
         # make the linter treat forward_fn and its helpers as compiled code (appended lines: positions unchanged)
         text = source + ("" if source.endswith("\n") else "\n") + "".join(f"ms.jit({n})\n" for n in names)
-        found = blocking(text, "@", names)
+        found = blocking(text, "@")
         mine = [f for f in found if any(n in names or n == "construct"
                                         for n, a, b in defs if a <= f.line <= b)]
         out[c.fname] = mine + shared
