@@ -8,54 +8,28 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import libcst as cst
 
-from .mapping import load_table
-from .report import FileResult, InputError, Report, Unsupported
-from .rewrite import Rewriter
-from .rewrite.lines import start_lines
+from .core import pipeline
+from .core.resolve import Project
+from .report import FileResult, InputError, Report
 
 
-# Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
-# ``applies(source_text) -> bool`` (a cheap text test, so most files skip it) and
-# ``run(module, rewriter) -> module``, recording uses and unsupported constructs on ``rewriter`` like the main pass.
-EXTRA_PASSES: list = [__import__(f"migrate.rewrite.{p}", fromlist=["run"]) for p in ("autograd", "training")]
-
-
-def convert_source(code: str, filename: str = "<string>", jit: bool = False) -> FileResult:
+def convert_source(code: str, filename: str = "<string>", jit: bool = False,
+                   project: Project | None = None) -> FileResult:
     """Convert PyTorch source text to MindSpore source text. Never executes the code.
 
     With ``jit=True`` each converted training step that lint finds nothing blocking in is wrapped in ``ms.jit``
-    (``migrate.rewrite.jit``); ``.jit`` lists every step with ``wrapped`` and the reason.
+    (``migrate.rewrite.jit``); ``.jit`` lists every step with ``wrapped`` and the reason. ``project`` resolves
+    the names a file takes from its sibling modules (``from .parts import *``); ``convert_path`` passes one.
 
     Returns a :class:`~migrate.report.FileResult` with ``.code`` (the converted text) and ``.unsupported``
-    (records with ``line``, ``api`` and ``reason``). A syntax error gives a result whose ``.errors`` names the
-    line and whose ``.code`` is the input unchanged.
+    (records with ``line``, ``api`` and ``reason``). A syntax error, or an internal error of the converter on
+    this file, gives a result whose ``.errors`` names it and whose ``.code`` is the input unchanged.
     """
-    try:
-        module = cst.parse_module(code)
-    except cst.ParserSyntaxError as exc:
-        line, message = exc.raw_line, exc.message
-        try:  # CPython names the line where the error starts; libcst sometimes the next token's
-            ast.parse(code)
-        except SyntaxError as py_exc:
-            line, message = py_exc.lineno or line, py_exc.msg
-        return FileResult(filename, code, errors=[InputError(filename, line, f"syntax error: {message}")])
-    rewriter = Rewriter(load_table())
-    new = module.visit(rewriter)
-    for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
-        if extra.applies(code):
-            new = extra.run(new, rewriter)
-    result = FileResult(filename, rewriter.finish(new.code), api_calls=rewriter.uses,
-                        converted=rewriter.converted, apis=rewriter.apis)
-    if jit:
+    result = pipeline.convert(code, filename, project)
+    if jit and not result.errors:
         prepare_jit(result)
         apply_jit(result)
-    if rewriter.records:
-        lines = start_lines(module, [node for _, _, node in rewriter.records])
-        for api, reason, node in rewriter.records:
-            result.unsupported.append(Unsupported(filename, lines.get(id(node), 0), api, reason))
-        result.unsupported.sort(key=lambda u: u.line)
     return result
 
 
@@ -117,16 +91,22 @@ def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
         return None, InputError(display, line, f"not UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
-def convert_file(src: Path, display: str, jit: bool = False) -> FileResult:
+def convert_file(src: Path, display: str, jit: bool = False, project: Project | None = None) -> FileResult:
     text, error = _read(src, display)
     if error:
         return FileResult(display, "", errors=[error])
-    return convert_source(text, display, jit=jit)
+    if project is None:
+        project = Project(src.parent)
+    return convert_source(text, display, jit=jit, project=project)
+
+
+_PROJECTS: dict[str, Project] = {}
 
 
 def _convert_job(job):
-    src, display = job
-    return convert_file(Path(src), display)
+    src, display, root = job
+    project = _PROJECTS.setdefault(root, Project(Path(root)))  # one per worker process and tree
+    return convert_file(Path(src), display, project=project)
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -176,7 +156,8 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
     src, out = Path(src), Path(out) if out is not None else None
     check_destination(src, out)
     items = plan(src, out)
-    jobs_in = [(str(s), d) for s, _, d in items]
+    root = str(src if src.is_dir() else src.parent)
+    jobs_in = [(str(s), d, root) for s, _, d in items]
     if jobs > 1 and len(items) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import NOT_LITERAL, Unsupported, code, expr
+from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
 
 _SIMPLE = (cst.Name, cst.Attribute)
 

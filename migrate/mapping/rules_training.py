@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import Unsupported, code, expr
+from ..core.cst_util import Unsupported, code, expr
 
 
 class _TrainableParams(cst.CSTTransformer):
