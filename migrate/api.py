@@ -33,6 +33,16 @@ def convert_source(code: str, filename: str = "<string>", jit: bool = False,
     return result
 
 
+def _isolated(result: FileResult, step) -> None:
+    """Run a whole-file step; an internal error becomes this file's error line, the other files go on."""
+    if result.errors:
+        return
+    try:
+        step(result)
+    except Exception as exc:  # noqa: BLE001
+        result.errors.append(InputError(result.filename, 1, pipeline.internal_error(exc)))
+
+
 def prepare_jit(result: FileResult) -> FileResult:
     """The jit-only rewrites of a converted file's ``construct`` methods (``reversed(xs)`` -> ``xs[::-1]``)."""
     from .rewrite import jit as jit_pass
@@ -166,9 +176,9 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
     if jit:  # after all files are converted: a step's model usually lives in a sibling module
         by_path = {Path(s).resolve(): r for (s, _, _), r in zip(items, results)}
         for result in results:
-            prepare_jit(result)
+            _isolated(result, prepare_jit)
         for result in results:
-            apply_jit(result, _local_imports(result, by_path))
+            _isolated(result, lambda r: apply_jit(r, _local_imports(r, by_path)))
     report = Report(results)
     if out is not None:
         for (s, dest, _), result in zip(items, results):

@@ -93,10 +93,15 @@ def convert(code: str, filename: str = "<string>", project: Project | None = Non
     try:
         return _convert(code, filename, module, project)
     except Exception as exc:  # noqa: BLE001 - one file's internal error must not stop a directory run
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        where = f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
-        message = f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} ({where})"
-        return FileResult(filename, code, errors=[InputError(filename, 1, message)])
+        return FileResult(filename, code, errors=[InputError(filename, 1, internal_error(exc))])
+
+
+def internal_error(exc: Exception) -> str:
+    """One line naming an internal error and where in msmigrate it happened."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" ({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})" if frame else ""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"internal error: {type(exc).__name__}: {text}{where}"
 
 
 def _convert(code: str, filename: str, module: cst.Module, project: Project | None) -> FileResult:

@@ -92,7 +92,11 @@ def is_numpy(q: str | None) -> bool:
 
 
 def torch_module_class(q: str | None) -> bool:
-    """A torch class whose instances are modules (``torch.nn.Conv2d``, ``torch.nn.Module``)."""
+    """A torch class whose instances are modules (``torch.nn.Conv2d``, ``torch.nn.Module``), or the MindSpore
+    Cell class a conversion made of one (so converted code reads as its source did)."""
+    if q and q.startswith("mindspore.nn."):
+        last = q.rsplit(".", 1)[1]
+        return last[:1].isupper() and not q.startswith("mindspore.nn.probability.")
     q = _canonical(q)
     if not q or not q.startswith("torch.nn.") or q.startswith(("torch.nn.functional.", "torch.nn.init.",
                                                                   "torch.nn.utils.")):
@@ -215,6 +219,15 @@ class Resolver:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
             return Binding(tensor=NO, module=True)
+        if isinstance(node, (cst.IfExp, cst.BooleanOperation)):
+            sides = [node.body, node.orelse] if isinstance(node, cst.IfExp) else [node.left, node.right]
+            values = [self.value(v) for v in sides if not (isinstance(v, cst.Name) and v.value == "None")]
+            if values and all(v.module for v in values):
+                return Binding(tensor=NO, module=True)
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            if b is not None and b.module:
+                return Binding(tensor=NO, module=True)
         return Binding(tensor=self.tensor(node))
 
     def is_module_class(self, node: cst.BaseExpression) -> bool:
@@ -308,6 +321,8 @@ class Resolver:
                 return YES
             if is_numpy(q):
                 return NO
+            if q.startswith("mindspore.ops.") or q in ("mindspore.Tensor", "mindspore.tensor"):
+                return YES  # converted code reads as its source did
             if self.is_module_class(func):
                 return NO
             b = self.lookup((dotted(func) or "").split(".")[0])

@@ -26,7 +26,8 @@ import libcst as cst
 from ..core.context import FileContext
 from ..core.diagnostics import new_markers
 from ..core.cst_util import dotted, rename_root, root as _root
-from ..core.resolve import NO, UNKNOWN, YES, Binding, Scope
+from ..core.resolve import NO, UNKNOWN, YES
+from ..core.walk import Binder
 from ..mapping import Entry
 from ..names import canonical
 from . import inplace
@@ -39,7 +40,6 @@ _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_subm
                     "div_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
-_COMPS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def _has_arg_rules(entry: Entry) -> bool:
@@ -52,14 +52,6 @@ def _is_torch_import(node) -> bool:
     return not node.relative and node.module is not None and (dotted(node.module) or "").split(".")[0] == "torch"
 
 
-def _comp_targets(node) -> list[cst.BaseExpression]:
-    out, comp = [], node.for_in
-    while comp is not None:
-        out.append(comp.target)
-        comp = comp.inner_for_in
-    return out
-
-
 class Rewriter(cst.CSTTransformer):
     """The table-driven pass over one file (``run(ctx)``)."""
 
@@ -68,6 +60,7 @@ class Rewriter(cst.CSTTransformer):
         self.ctx = ctx
         self.table = ctx.table
         self.resolver = ctx.resolver
+        self.binder = Binder(ctx.resolver)
         self._pending: list[list[str]] = []  # marker comments per open statement
         self._skip: set[int] = set()  # ids of nodes that are not references (callees, inner chain parts)
         self._bases: set[int] = set()  # ids of class-base expressions
@@ -113,6 +106,7 @@ class Rewriter(cst.CSTTransformer):
         return None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self.binder.enter(node)
         if isinstance(node, _STATEMENTS):
             self._pending.append([])
             self._stmt_depth += 1
@@ -122,6 +116,7 @@ class Rewriter(cst.CSTTransformer):
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
+        self.binder.exit(original)
         if isinstance(original, _STATEMENTS):
             self._stmt_depth -= 1
             messages = self._pending.pop()
@@ -143,14 +138,6 @@ class Rewriter(cst.CSTTransformer):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
-
-    def leave_Import(self, original, updated):
-        self.resolver.record_import(original)
-        return updated
-
-    def leave_ImportFrom(self, original, updated):
-        self.resolver.record_import(original)
-        return updated
 
     def leave_SimpleStatementLine(self, original, updated):
         torch_imports = [s for s in updated.body if isinstance(s, (cst.Import, cst.ImportFrom))
@@ -183,36 +170,27 @@ class Rewriter(cst.CSTTransformer):
             return updated.with_changes(footer=[*self._carry, *updated.footer])
         return updated
 
-    # -- scopes, bindings and modules -------------------------------------------------------------------
+    # -- modules ---------------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
             self._bases.add(id(base.value))
-        is_module = self.resolver.class_is_module(node.bases)
+        is_module = node.name.value in self.resolver.local_module_classes  # the binder ran first
         if is_module:
-            self.resolver.local_module_classes.add(node.name.value)
             self.ctx.facts.module_classes.add(node.name.value)
         self._class_stack.append(is_module)
         self._depth += 1
-        self.resolver.push(Scope("class", module_class=is_module, qualname=node.name.value))
 
     def leave_ClassDef(self, original, updated):
         self._class_stack.pop()
         self._depth -= 1
-        self.resolver.pop()
-        is_module = original.name.value in self.resolver.local_module_classes
-        self.resolver.bind(original.name.value, Binding(qualname=original.name.value, tensor=NO,
-                                                        module_class=is_module))
         return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._depth += 1
-        self.resolver.bind(node.name.value, Binding(qualname=node.name.value, tensor=NO))
-        self.resolver.push(self.resolver.function_scope(node))
 
     def leave_FunctionDef(self, original, updated):
         self._depth -= 1
-        self.resolver.pop()
-        if self._class_stack and self._class_stack[-1] and self.resolver.scope.kind == "class":
+        if self._class_stack and self._class_stack[-1] and self.resolver.scopes[-2].kind == "class":
             if updated.name.value == "forward":
                 self.ctx.ok("torch.nn.Module.forward")
                 return updated.with_changes(name=cst.Name("construct"))
@@ -220,78 +198,9 @@ class Rewriter(cst.CSTTransformer):
                 return _rename_parameters_at_end(updated)
         return updated
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        scope = Scope("lambda")
-        p = node.params
-        for param in [*p.posonly_params, *p.params, *p.kwonly_params]:
-            scope.names[param.name.value] = Binding()
-        for star in (p.star_arg, p.star_kwarg):
-            if isinstance(star, cst.Param):
-                scope.names[star.name.value] = Binding(tensor=NO)
-        self.resolver.push(scope)
-
-    def leave_Lambda(self, original, updated):
-        self.resolver.pop()
-        return updated
-
-    def on_visit_comp(self, node) -> None:
-        self.resolver.push(Scope("comp"))
-        for target in _comp_targets(node):
-            self.resolver.bind_target(target, None)
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = on_visit_comp
-
-    def _leave_comp(self, original, updated):
-        self.resolver.pop()
-        return updated
-
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comp
-
-    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
-        for target in original.targets:
-            self.resolver.bind_target(target.target, original.value)
-        return updated
-
-    def leave_AnnAssign(self, original, updated):
-        if original.value is not None:
-            self.resolver.bind_target(original.target, original.value)
-        return updated
-
-    def leave_AugAssign(self, original, updated):
-        t = original.target
-        if isinstance(t, cst.Name):
-            b = self.resolver.lookup(t.value)
-            if YES in (self.resolver.tensor(original.value), b.tensor if b else None):
-                self.resolver.bind(t.value, Binding(tensor=YES))
-        return updated
-
-    def visit_For(self, node: cst.For) -> None:
-        self.resolver.bind_target(node.target, None)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.resolver.bind_target(node.asname.name, None)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and isinstance(node.name.name, cst.Name):
-            self.resolver.bind(node.name.name.value, Binding(tensor=NO))
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.resolver.bind_target(node.target, node.value)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self.resolver.scope.names[item.name.value] = Binding(is_global=True)
-
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
-        func = node.func
-        if (isinstance(func, cst.Attribute) and func.attr.value in ("register_buffer", "register_parameter")
-                and node.args and isinstance(node.args[0].value, cst.SimpleString)):
-            fn = next((s for s in reversed(self.resolver.scopes) if s.kind == "function"), None)
-            if fn is not None and isinstance(func.value, cst.Name) and func.value.value == fn.self_name:
-                self.resolver.bind_buffer(node.args[0].value.evaluated_value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip.add(id(node.value))
