@@ -70,6 +70,8 @@ class Binding:
     module: bool = False  # the value is a torch module instance (a layer, a user nn.Module subclass)
     module_class: bool = False  # the name is a class deriving from a torch module
     is_global: bool = False  # `global name` in a function: look it up in the module scope
+    element: str = UNKNOWN  # for a list / tuple: the tensor-ness of its items (``feats.append(self.a(x))``)
+    element_seen: bool = False  # an item was appended already
 
 
 @dataclass
@@ -228,7 +230,29 @@ class Resolver:
             b = self.lookup(node.value)
             if b is not None and b.module:
                 return Binding(tensor=NO, module=True)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            items = {self.tensor(el.value) for el in node.elements if not isinstance(el, cst.StarredElement)}
+            return Binding(tensor=NO, element=YES if items == {YES} else (NO if items == {NO} else UNKNOWN))
         return Binding(tensor=self.tensor(node))
+
+    def element(self, node: cst.BaseExpression) -> str:
+        """The tensor-ness of the items of ``node`` (a list or tuple name, a tensor)."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            if b is not None and b.qualname is None and not b.module:
+                return YES if b.tensor == YES else b.element
+        if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Slice):
+            return self.element(node.value)
+        return YES if self.tensor(node) == YES else UNKNOWN
+
+    def appended(self, container: cst.BaseExpression, item: cst.BaseExpression) -> None:
+        """``container.append(item)``: a list of tensors stays one; anything else makes its items unknown."""
+        if isinstance(container, cst.Name):
+            b = self.lookup(container.value)
+            if b is not None and b.qualname is None and b.tensor == NO and not b.module:
+                t = self.tensor(item)
+                b.element = t if b.element in (t, UNKNOWN) and (b.element == t or not b.element_seen) else UNKNOWN
+                b.element_seen = True
 
     def is_module_class(self, node: cst.BaseExpression) -> bool:
         """``node`` names a class whose instances are torch modules (``nn.Conv2d``, a user ``nn.Module``)."""
@@ -287,7 +311,11 @@ class Resolver:
         if isinstance(node, cst.Call):
             return self._call(node)
         if isinstance(node, cst.Subscript):
-            return YES if self.tensor(node.value) == YES else UNKNOWN
+            if self.tensor(node.value) == YES:
+                return YES
+            if isinstance(node.slice[0].slice, cst.Index) and self.element(node.value) == YES:
+                return YES  # an item of a list of tensors
+            return UNKNOWN
         if isinstance(node, cst.BinaryOperation):
             sides = {self.tensor(node.left), self.tensor(node.right)}
             return YES if YES in sides else (NO if sides == {NO} else UNKNOWN)
@@ -332,6 +360,8 @@ class Resolver:
         if isinstance(func, cst.Name):
             b = self.lookup(func.value)
             if b is None:
+                if func.value in ("sum", "max", "min") and node.args and self.element(node.args[0].value) == YES:
+                    return YES  # sum(feats) of a list of tensors
                 return NO if func.value in NON_TENSOR_BUILTINS else UNKNOWN
             if b.module:
                 return YES  # calling a module gives its output

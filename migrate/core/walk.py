@@ -50,8 +50,11 @@ class Binder:
             r.push(Scope("comp"))
             for target in _comp_targets(node):
                 r.bind_target(target, None)
-        elif isinstance(node, cst.For):
-            r.bind_target(node.target, None)
+        elif isinstance(node, cst.For):  # iterating a tensor, or a list of tensors, gives tensors
+            if r.element(node.iter) == YES and isinstance(node.target, cst.Name):
+                r.bind(node.target.value, Binding(tensor=YES))
+            else:
+                r.bind_target(node.target, None)
         elif isinstance(node, cst.WithItem):
             if node.asname is not None:
                 r.bind_target(node.asname.name, None)
@@ -65,6 +68,8 @@ class Binder:
                 r.scope.names[item.name.value] = Binding(is_global=True)
         elif isinstance(node, cst.Call):
             func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1:
+                r.appended(func.value, node.args[0].value)
             if (isinstance(func, cst.Attribute) and func.attr.value in ("register_buffer", "register_parameter")
                     and node.args and isinstance(node.args[0].value, cst.SimpleString)):
                 fn = next((s for s in reversed(r.scopes) if s.kind == "function"), None)
