@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from . import cst_util
 from .resolve import NO, YES, Binding, Resolver, Scope
 
 _COMPS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -29,7 +30,9 @@ class Binder:
 
     def enter(self, node: cst.CSTNode) -> None:
         r = self.r
-        if isinstance(node, cst.ClassDef):
+        if isinstance(node, cst.Module):
+            self._predeclare(node)
+        elif isinstance(node, cst.ClassDef):
             is_module = r.class_is_module(node.bases)
             if is_module:
                 r.local_module_classes.add(node.name.value)
@@ -75,6 +78,20 @@ class Binder:
                 fn = next((s for s in reversed(r.scopes) if s.kind == "function"), None)
                 if fn is not None and isinstance(func.value, cst.Name) and func.value.value == fn.self_name:
                     r.bind_buffer(node.args[0].value.evaluated_value)
+
+    def _predeclare(self, module: cst.Module) -> None:
+        """Module-level classes are visible to every function body, also to those written above them (a
+        function runs after the module is loaded): bind them before the walk, unless an import binds the name."""
+        imported = set()
+        for stmt in module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for s in stmt.body:
+                    if isinstance(s, (cst.Import, cst.ImportFrom)) and not isinstance(s.names, cst.ImportStar):
+                        imported.update((a.asname.name.value if a.asname else (cst_util.dotted(a.name) or "")
+                                         .split(".")[0]) for a in s.names)
+        for stmt in module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value not in imported:
+                self.r.bind(stmt.name.value, Binding(qualname=stmt.name.value, tensor=NO))
 
     def exit(self, node: cst.CSTNode) -> None:
         r = self.r

@@ -172,6 +172,7 @@ class Rewriter(cst.CSTTransformer):
 
     # -- modules ---------------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip.add(id(node.name))
         for base in node.bases:
             self._bases.add(id(base.value))
         is_module = node.name.value in self.resolver.local_module_classes  # the binder ran first
@@ -187,6 +188,7 @@ class Rewriter(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._depth += 1
+        self._skip.add(id(node.name))
 
     def leave_FunctionDef(self, original, updated):
         self._depth -= 1
@@ -201,6 +203,49 @@ class Rewriter(cst.CSTTransformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+
+    # names that are bound here, not read: never references to a torch object
+    def _store(self, target) -> None:
+        if isinstance(target, cst.Name):
+            self._skip.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._store(el.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value)
+
+    def visit_AssignTarget(self, node) -> None:
+        self._store(node.target)
+
+    def visit_AugAssign(self, node) -> None:
+        self._store(node.target)
+
+    def visit_AnnAssign(self, node) -> None:
+        self._store(node.target)
+
+    def visit_For(self, node) -> None:
+        self._store(node.target)
+
+    def visit_CompFor(self, node) -> None:
+        self._store(node.target)
+
+    def visit_AsName(self, node) -> None:
+        self._store(node.name)
+
+    def visit_NamedExpr(self, node) -> None:
+        self._store(node.target)
+
+    def visit_Param(self, node) -> None:
+        self._store(node.name)
+
+    def visit_Arg(self, node) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Global(self, node) -> bool:
+        return False
+
+    visit_Nonlocal = visit_Global
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip.add(id(node.value))
