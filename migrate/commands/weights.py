@@ -11,7 +11,7 @@ Convert trained weights between frameworks.
   msmigrate weights model.pth -o model.ckpt                 torch -> MindSpore
   msmigrate weights model.ckpt -o model.pth --reverse       MindSpore -> torch
 
-Names follow mappings/weights.toml (BatchNorm weight/bias/running_mean/running_var ->
+Names follow migrate/mappings/weights.toml (BatchNorm weight/bias/running_mean/running_var ->
 gamma/beta/moving_mean/moving_variance, num_batches_tracked dropped; LayerNorm/GroupNorm ->
 gamma/beta; Embedding -> embedding_table; PReLU -> w; Conv1d weight (out,in,k) -> (out,in,1,k)).
 With --model (torch) or --ms-model (MindSpore) the layers are read from the network and the
