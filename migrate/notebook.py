@@ -205,6 +205,8 @@ def read(text: str, display: str):
 
     try:
         nb = nbformat.reads(text, as_version=4)
+    except nbformat.ValidationError as exc:
+        raise NotebookError(f"invalid notebook: {_first_line(exc)}") from None
     except Exception as exc:  # nbformat raises json errors, NotJSONError, validation errors...
         raise NotebookError(f"not a readable notebook: {_first_line(exc)}") from None
     try:
