@@ -194,7 +194,9 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False, keep_outputs: 
     if jobs > 1 and len(items) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = []
-            for result in pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))):
+            # a progress bar needs each file as it completes, not a chunk of them at a time
+            chunk = 1 if progress else max(1, len(items) // (jobs * 4))
+            for result in pool.map(_convert_job, jobs_in, chunksize=chunk):
                 results.append(result)
                 tick(None)
     else:

@@ -1,12 +1,14 @@
 """A progress bar on stderr for long runs (tqdm), shown only to a person watching a terminal.
 
-Shown when stderr and stdout are both terminals, the environment variable CI is not set (any value but "" /
-"0" / "false" counts as set) and ``--quiet`` was not given; otherwise every call is a no-op, so piped output,
-logs and CI stay clean. The bar is removed when it closes (``leave=False``): the command's own summary follows.
+Shown when stderr is a terminal, stdout is not piped (a terminal or a file: ``> report.txt`` keeps the bar,
+``| less`` does not), the environment variable CI is not set (any value but "" / "0" / "false" counts as set)
+and ``--quiet`` was not given; otherwise every call is a no-op, so pipes, logs and CI stay clean. The bar is removed when it closes (``leave=False``): the command's own summary follows.
 """
 from __future__ import annotations
 
+import io
 import os
+import stat
 import sys
 
 
@@ -19,9 +21,20 @@ def wanted(quiet: bool = False, stderr=None, stdout=None) -> bool:
     stderr = stderr if stderr is not None else sys.stderr
     stdout = stdout if stdout is not None else sys.stdout
     try:
-        return bool(stderr.isatty() and stdout.isatty())
+        return bool(stderr.isatty()) and not _piped(stdout)
     except (AttributeError, ValueError):  # closed or replaced streams
         return False
+
+
+def _piped(stream) -> bool:
+    """stdout goes into a pipe or socket (``| less``, ``| tee``), not a terminal or a file."""
+    if stream.isatty():
+        return False
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return True  # not a real file (captured, replaced): treat as piped
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class Progress:

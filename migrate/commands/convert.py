@@ -34,8 +34,8 @@ cleared (they came from torch) unless --keep-outputs. --jit applies to .py files
 unsupported uses per API, the most common reasons, a bar chart) and per file a side-by-side torch | MindSpore
 view with each converted line highlighted and each marker with its reason.
 
-A progress bar is drawn on stderr while a directory converts, only when stderr and stdout are terminals and CI
-is not set; --quiet turns it off.
+A progress bar is drawn on stderr while a directory converts, only when stderr is a terminal, stdout is not
+piped (a file is fine) and CI is not set; --quiet turns it off.
 
 exit codes: 0 all converted, 3 some API unsupported, 1 input errors (syntax error, undecodable file, missing
 path), 2 usage."""

@@ -13,8 +13,8 @@ without executing the code: per-API use counts, each unsupported use with file:l
 Use it to size a migration before converting.
 
 --format text (default) or json. Notebook uses are named nb.ipynb:cell 3:line 4 (json: a "cell" field).
-A progress bar is drawn on stderr while a directory is scanned, only when stderr and stdout are terminals and
-CI is not set; --quiet turns it off. --jobs N scans with N processes.
+A progress bar is drawn on stderr while a directory is scanned, only when stderr is a terminal, stdout is not
+piped (a file is fine) and CI is not set; --quiet turns it off. --jobs N scans with N processes.
 
 exit codes: 0 every API use found is supported, 3 some use is unsupported, 1 input errors (missing path,
 syntax error, undecodable file), 2 usage."""

@@ -20,8 +20,8 @@ mapping is exact; without, layers are inferred from tensor names and the inferre
 torch checkpoints are read with torch.load(weights_only=True): a pickle that would run code is
 refused. --model / --ms-model IMPORT AND RUN the named Python file.
 
-A progress bar (read, map, write) is drawn on stderr only when stderr and stdout are terminals and CI is
-not set; --quiet turns it off.
+A progress bar (read, map, write) is drawn on stderr only when stderr is a terminal, stdout is not piped
+and CI is not set; --quiet turns it off.
 
 Exit codes: 0 written; 2 usage or input error (unreadable file, refused pickle, tensor that does
 not fit: the message names it and both shapes). The output is written to a temporary file and
