@@ -106,13 +106,16 @@ p.narrow { display: none; }
   table.sbs, table.sbs tbody { display: block; } table.sbs thead, table.sbs colgroup { display: none; }
   table.sbs tr { display: grid; grid-template-columns: 2.8em minmax(0, 1fr); }
   table.sbs td { font-size: 12px; padding: 0 6px; } table.sbs td.src + td.ln { border-left: 0; }
-  tr.eq td.ln:nth-child(3), tr.eq td.src.r, tr.del td.ln:nth-child(3), tr.del td.src.r,
+  tr.eq td.ln:nth-child(1), tr.eq td.src.l, tr.del td.ln:nth-child(3), tr.del td.src.r,
   tr.add td.ln:nth-child(1), tr.add td.src.l { display: none; }
   tr.fold td, tr.cell td { grid-column: 1 / -1; }
   tr.chg td.src.l, tr.chg td.ln:nth-child(1) { background: var(--badbg); }
   tr.chg td.src.r, tr.chg td.ln:nth-child(3) { background: var(--okbg); }
   tr.chg td.src.l mark { background: #ffcecb; } tr.chg td.src.r mark { background: #aceebb; }
   tr.chg td.ln:nth-child(1)::before { content: "− "; } tr.chg td.ln:nth-child(3)::before { content: "+ "; }
+  tr.del td.ln:nth-child(1)::before { content: "− "; } tr.add td.ln:nth-child(3)::before { content: "+ "; }
+  tr.del td.ln:nth-child(1) { background: var(--badbg); } tr.add td.ln:nth-child(3) { background: var(--okbg); }
+  tr.eq.unsup td.src.r { background: var(--badbg); box-shadow: inset 3px 0 0 var(--bad); }
 }
 """
 
@@ -370,7 +373,7 @@ def render(report: Report, sources: dict[str, tuple[str, str]], title: str = "ms
             h.append('<p class="sub">No change: no torch API use in this file.</p></section>')
             continue
         h.append('<p class="narrow">Narrow screen: each torch line (red, −) is followed by its MindSpore line '
-                 '(green, +); unchanged lines are shown once.</p>')
+                 '(green, +); unchanged lines are shown once, numbered as in the MindSpore file.</p>')
         h.append('<div class="diff"><table class="sbs"><colgroup><col class="ln"><col class="src"><col class="ln">'
                  '<col class="src"></colgroup><thead><tr><th colspan="2">torch</th><th colspan="2">MindSpore</th>'
                  f'</tr></thead><tbody>{_render_rows(rows, fid, nums)}</tbody></table></div>')
