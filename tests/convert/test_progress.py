@@ -108,3 +108,15 @@ def test_progress_is_a_no_op_off_terminal(capsys):
         bar(None)
         bar.describe("y")
     assert bar.bar is None and capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_weights_bar(tmp_path):
+    import torch
+
+    torch.save(torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)).state_dict(),
+               tmp_path / "m.pth")
+    term, _ = _run_on_pty(["weights", tmp_path / "m.pth", "-o", tmp_path / "m.ckpt"])
+    assert "reading m.pth" in term and "/3 [" in term and "wrote" in term
+    term, _ = _run_on_pty(["weights", tmp_path / "m.pth", "-o", tmp_path / "m2.ckpt", "--quiet"])
+    assert "reading" not in term and "wrote" in term
