@@ -8,9 +8,8 @@ from pathlib import Path
 
 HELP = "convert PyTorch source files to MindSpore (never executes them)"
 DESCRIPTION = """\
-Convert PyTorch source (a .py file, a .ipynb notebook or a directory) to MindSpore source. Comments and layout are
-kept; every torch
-API use is converted through the mapping table or marked in place with
+Convert PyTorch source (a .py file, a .ipynb notebook or a directory) to MindSpore source. Comments and layout
+are kept; every torch API use is converted through the mapping table or marked in place with
   # msmigrate: unsupported <api>: <reason>
 above its statement (the original line stays and the file still parses). The source tree is never modified.
 
@@ -44,8 +43,8 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = 0, 1, 2, 3
 
 
 def add_arguments(p) -> None:
-    p.add_argument("src", metavar="SRC", help="a .py file or a directory")
-    p.add_argument("-o", "--out", metavar="OUT", help="output directory (or .py file when SRC is a file)")
+    p.add_argument("src", metavar="SRC", help="a .py file, a .ipynb notebook or a directory")
+    p.add_argument("-o", "--out", metavar="OUT", help="output directory (or .py/.ipynb file when SRC is a file)")
     p.add_argument("--report", metavar="FILE.json", help="write the conversion report as JSON")
     p.add_argument("--diff", action="store_true", help="print a unified diff of each converted file")
     p.add_argument("--jit", action="store_true",

@@ -23,7 +23,7 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = 0, 1, 2, 3
 
 
 def add_arguments(p) -> None:
-    p.add_argument("path", metavar="PATH", help="a .py file or a directory")
+    p.add_argument("path", metavar="PATH", help="a .py file, a .ipynb notebook or a directory")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="scan with N processes (default 1)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

@@ -257,3 +257,14 @@ def test_v4_4_notebook_without_ids_stays_so():
     data = json.loads(result.code)
     assert data["nbformat_minor"] == 4 and "id" not in data["cells"][0]
     assert "".join(data["cells"][0]["source"]) == "from mindspore import ops\nx = ops.ones(2)"
+
+
+def test_lint_bad_notebooks_exit_2(tmp_path, capsys):
+    path = _write(tmp_path / "bad.ipynb", new_notebook(cells=[new_code_cell("x = 1"),
+                                                              new_code_cell("!ls\ny = (")]))
+    assert main(["lint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"msmigrate lint: {path}:cell 2:line 2:") and "syntax error" in err
+    (tmp_path / "junk.ipynb").write_text("not json")
+    assert main(["lint", str(tmp_path / "junk.ipynb")]) == 2
+    assert "not a readable notebook" in capsys.readouterr().err
