@@ -145,10 +145,10 @@ class Joined:
                 current = regions.setdefault(idx, [])
                 continue
             mm = _MAGIC_RE.fullmatch(line)
-            if mm:
+            if mm:  # as written, at the indentation the rewrite gave its placeholder (a moved block moves it)
                 k = int(mm.group(2))
                 restored[k] += 1
-                current.append(self.magics[k])
+                current.append(line[: len(line) - len(line.lstrip())] + self.magics[k].lstrip())
                 continue
             current.append(line)
         missing = [i for i in self.cells if i not in regions]
