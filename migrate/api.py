@@ -220,8 +220,8 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False, keep_outputs: 
         if src.is_dir():
             for p in sorted(src.rglob("*")):
                 rel = p.relative_to(src)
-                if p.is_file() and p.suffix not in CONVERTED and not any(part.startswith(".") or part == "__pycache__"
-                                                                   for part in rel.parts):
+                if p.is_file() and p.suffix not in CONVERTED and not any(
+                        part.startswith(".") or part == "__pycache__" for part in rel.parts):
                     (out / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(p, out / rel)
     return report

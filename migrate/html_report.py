@@ -36,8 +36,8 @@ CSS = """
 body { margin: 0; font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Noto Sans", Helvetica, Arial, sans-serif;
        color: var(--fg); background: var(--bg); }
 main { max-width: 1400px; margin: 0 auto; padding: 24px 20px 64px; }
-h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 36px 0 10px; border-bottom: 1px solid var(--line);
-     padding-bottom: 6px; } h3 { font-size: 16px; margin: 20px 0 8px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 10px; border-bottom: 1px solid var(--line); padding-bottom: 6px; } h3 { font-size: 16px; margin: 20px 0 8px; }
 p.sub { color: var(--muted); margin: 0 0 20px; }
 a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin: 16px 0; }
@@ -313,8 +313,9 @@ def render(report: Report, sources: dict[str, tuple[str, str]], title: str = "ms
     shown += [a for a in apis if a not in shown][:TOP_APIS - len(shown)]
     shown.sort(key=apis.index)
     h.append(f"<h2>Most used APIs</h2>{_chart([(a, converted[a], unsupported[a]) for a in shown])}")
-    h.append('<p class="legend"><i style="background:#1a7f37"></i>converted<i style="background:#cf222e"></i>'
-             f'unsupported{f" · {len(shown)} of {len(apis)} APIs (the most used, and those with unsupported uses)" if len(apis) > len(shown) else ""}</p>')
+    h.append('<p class="legend"><i style="background:#1a7f37"></i>converted<i style="background:#cf222e"></i>unsupported'
+             + (f" · {len(shown)} of {len(apis)} APIs (the most used, and those with unsupported uses)"
+                if len(apis) > len(shown) else "") + "</p>")
     h.append("</div><div>")
     h.append("<h2>Most common reasons</h2>")
     reasons = Counter(u.reason for u in report.unsupported)

@@ -2,7 +2,8 @@
 
 Shown when stderr is a terminal, stdout is not piped (a terminal or a file: ``> report.txt`` keeps the bar,
 ``| less`` does not), the environment variable CI is not set (any value but "" / "0" / "false" counts as set)
-and ``--quiet`` was not given; otherwise every call is a no-op, so pipes, logs and CI stay clean. The bar is removed when it closes (``leave=False``): the command's own summary follows.
+and ``--quiet`` was not given; otherwise every call is a no-op, so pipes, logs and CI stay clean. The bar is
+removed when it closes (``leave=False``): the command's own summary follows.
 """
 from __future__ import annotations
 

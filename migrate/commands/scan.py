@@ -8,8 +8,9 @@ from pathlib import Path
 
 HELP = "count a project's torch API uses and list the unsupported ones (never executes or writes anything)"
 DESCRIPTION = """\
-Scan PyTorch source (a .py file, a .ipynb notebook or a directory) the way `msmigrate convert` would, without writing anything and
-without executing the code: per-API use counts, each unsupported use with file:line and the reason, and totals.
+Scan PyTorch source (a .py file, a .ipynb notebook or a directory) the way `msmigrate convert` would, without
+writing anything and without executing the code: per-API use counts, each unsupported use with file:line and the
+reason, and totals.
 Use it to size a migration before converting.
 
 --format text (default) or json. Notebook uses are named nb.ipynb:cell 3:line 4 (json: a "cell" field).

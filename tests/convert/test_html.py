@@ -86,6 +86,7 @@ def test_summary_matches_the_report(page):
     bars = re.findall(r'<div class="bar" title="([^"]+)"', text)
     assert any(b.startswith("torch.einsum: 0 converted, 1 unsupported") for b in bars)
     assert any(b.startswith("torch.nn.Conv2d: 6 converted, 0 unsupported") for b in bars)
+    assert re.search(r"</i>converted<i [^>]*></i>unsupported", text)  # the legend
 
 
 def test_side_by_side(page):
