@@ -28,6 +28,7 @@ CELL = re.compile(r"^# \[cell (\d+)\]$")
 TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 CONTEXT = 3
 TOP_APIS = 15
+REASONS_PER_API = 5
 
 CSS = """
 :root { --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --panel:#f6f8fa; --ok:#1a7f37;
@@ -331,8 +332,13 @@ def render(report: Report, sources: dict[str, tuple[str, str]], title: str = "ms
     if unsupported:
         h.append("<h2>Unsupported, per API</h2>")
         for api, n in sorted(unsupported.items(), key=lambda kv: (-kv[1], kv[0])):
+            ranked = reasons_by_api[api].most_common()
             rs = "".join(f"<li>{esc(r)}" + (f" <span class=\"pill bad\">×{c}</span>" if c > 1 else "") + "</li>"
-                         for r, c in reasons_by_api[api].most_common())
+                         for r, c in ranked[:REASONS_PER_API])
+            if len(ranked) > REASONS_PER_API:  # the rest are in the files' sections
+                rest = ranked[REASONS_PER_API:]
+                rs += (f"<li>… {len(rest)} other reason{'s' * (len(rest) != 1)} "
+                       f"({sum(c for _, c in rest)} uses; see the files below)</li>")
             h.append(f'<div class="api"><div class="head"><code>{esc(api)}</code><span class="pill bad">{n} '
                      f'unsupported</span><span class="pill ok">{converted[api]} converted</span></div>'
                      f'<ul>{rs}</ul></div>')

@@ -121,3 +121,15 @@ def test_rows_alignment():
     assert kinds == [("chg", 1, 1), ("add", None, 2), ("eq", 2, 3), ("chg", 3, 4), ("marker", None, 5),
                      ("eq", 4, 6)]
     assert rows[4][4].group(2) == "torch.einsum" and rows[4][4].group(3) == "no kernel"
+
+
+def test_many_reasons_are_capped_per_api():
+    from migrate.html_report import render
+    from migrate.report import FileResult, Report, Unsupported
+
+    f = FileResult("a.py", "x\n", api_calls=8)
+    f.unsupported = [Unsupported("a.py", i, "torch.x", f"reason {i % 7}") for i in range(1, 9)]
+    page = render(Report([f]), {"a.py": ("x\n", "x\n")})
+    block = re.search(r'<div class="api">.*?</div></div>|<div class="api">.*?</ul></div>', page).group(0)
+    assert block.count("<li>") == 6 and "… 2 other reasons (2 uses; see the files below)" in block
+    assert "reason 1 <span" in block  # reason 1 is used twice (lines 1 and 8): counted, listed first
