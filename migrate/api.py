@@ -101,10 +101,15 @@ def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
         return None, InputError(display, line, f"not UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
-def convert_file(src: Path, display: str, jit: bool = False, project: Project | None = None) -> FileResult:
+def convert_file(src: Path, display: str, jit: bool = False, keep_outputs: bool = False,
+                 project: Project | None = None) -> FileResult:
     text, error = _read(src, display)
     if error:
         return FileResult(display, "", errors=[error])
+    if src.suffix == ".ipynb":  # notebooks: migrate/notebook.py (code cells as one module; no --jit)
+        from .notebook import convert_notebook
+
+        return convert_notebook(text, display, keep_outputs=keep_outputs)
     if project is None:
         project = Project(src.parent)
     return convert_source(text, display, jit=jit, project=project)
@@ -114,9 +119,9 @@ _PROJECTS: dict[str, Project] = {}
 
 
 def _convert_job(job):
-    src, display, root = job
+    src, display, keep_outputs, root = job
     project = _PROJECTS.setdefault(root, Project(Path(root)))  # one per worker process and tree
-    return convert_file(Path(src), display, project=project)
+    return convert_file(Path(src), display, keep_outputs=keep_outputs, project=project)
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -132,17 +137,22 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise
 
 
+CONVERTED = (".py", ".ipynb")  # the suffixes convert_path converts; a directory's other files are copied
+
+
 def plan(src: Path, out: Path | None) -> list[tuple[Path, Path | None, str]]:
-    """(source, destination, display name) for each Python file; other files of a directory are copied."""
+    """(source, destination, display name) for each Python file and notebook; other files of a directory are
+    copied."""
     if src.is_file():
         if out is None:
             dest = None
-        elif out.suffix == ".py":
+        elif out.suffix == src.suffix and src.suffix in CONVERTED:
             dest = out
         else:
             dest = out / src.name
         return [(src, dest, str(src))]
-    files = sorted(p for p in src.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(src).parts))
+    files = sorted(p for p in src.rglob("*") if p.suffix in CONVERTED and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(src).parts))
     return [(p, (out / p.relative_to(src)) if out else None, str(p)) for p in files]
 
 
@@ -152,32 +162,46 @@ def check_destination(src: Path, out: Path | None) -> None:
         return
     s, o = src.resolve(), out.resolve()
     if s.is_file():
-        if (o if o.suffix == ".py" else o / s.name) == s:
+        if (o if o.suffix == s.suffix and s.suffix in CONVERTED else o / s.name) == s:
             raise ValueError(f"{out}: output would overwrite the source file {src}")
     elif o == s or s in o.parents:
         raise ValueError(f"{out}: output directory is inside the source tree {src}")
 
 
-def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
-    """Convert a file or a directory tree. With ``out``, write the converted files there (a directory source is
-    mirrored, its other files copied); without it, only report. Never writes into ``src``. With ``jit=True`` the
-    training steps are wrapped in ``ms.jit`` where lint (of the file and of the local modules it imports that
-    are converted in the same run) finds nothing blocking."""
+def convert_path(src, out=None, jobs: int = 1, jit: bool = False, keep_outputs: bool = False,
+                 progress=None) -> Report:
+    """Convert a file or a directory tree (``.py`` files and ``.ipynb`` notebooks). With ``out``, write the
+    converted files there (a directory source is mirrored, its other files copied); without it, only report. Never
+    writes into ``src``. With ``jit=True`` the training steps of .py files are wrapped in ``ms.jit`` where lint (of
+    the file and of the local modules it imports that are converted in the same run) finds nothing blocking.
+    ``keep_outputs`` keeps notebook cell outputs. ``progress(total)`` is called once with the number of files, then
+    ``progress(None)`` after each converted file (with any ``jobs``)."""
     src, out = Path(src), Path(out) if out is not None else None
     check_destination(src, out)
     items = plan(src, out)
     root = str(src if src.is_dir() else src.parent)
-    jobs_in = [(str(s), d, root) for s, _, d in items]
+    jobs_in = [(str(s), d, keep_outputs, root) for s, _, d in items]
+    tick = progress or (lambda _n: None)
+    tick(len(items))
     if jobs > 1 and len(items) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))))
+            results = []
+            # a progress bar needs each file as it completes, not a chunk of them at a time
+            chunk = 1 if progress else max(1, len(items) // (jobs * 4))
+            for result in pool.map(_convert_job, jobs_in, chunksize=chunk):
+                results.append(result)
+                tick(None)
     else:
-        results = [_convert_job(j) for j in jobs_in]
+        results = []
+        for j in jobs_in:
+            results.append(_convert_job(j))
+            tick(None)
     if jit:  # after all files are converted: a step's model usually lives in a sibling module
-        by_path = {Path(s).resolve(): r for (s, _, _), r in zip(items, results)}
-        for result in results:
+        pys = [(item, r) for item, r in zip(items, results) if item[0].suffix == ".py"]
+        by_path = {Path(s).resolve(): r for (s, _, _), r in pys}
+        for _, result in pys:
             _isolated(result, prepare_jit)
-        for result in results:
+        for _, result in pys:
             _isolated(result, lambda r: apply_jit(r, _local_imports(r, by_path)))
     report = Report(results)
     if out is not None:
@@ -188,8 +212,8 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
         if src.is_dir():
             for p in sorted(src.rglob("*")):
                 rel = p.relative_to(src)
-                if p.is_file() and p.suffix != ".py" and not any(part.startswith(".") or part == "__pycache__"
-                                                                   for part in rel.parts):
+                if p.is_file() and p.suffix not in CONVERTED and not any(
+                        part.startswith(".") or part == "__pycache__" for part in rel.parts):
                     (out / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(p, out / rel)
     return report
