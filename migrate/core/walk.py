@@ -23,6 +23,25 @@ def _comp_targets(node) -> list[cst.BaseExpression]:
     return out
 
 
+def _statement_children(stmt) -> list:
+    """The statements directly inside a compound statement (bodies, else, handlers, finally, cases)."""
+    out = []
+    for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+        if isinstance(part, (cst.If,)):
+            out.append(part)
+        elif part is not None:
+            block = part.body if isinstance(part, (cst.Else, cst.Finally)) else part
+            if isinstance(block, cst.IndentedBlock):
+                out.extend(block.body)
+            elif isinstance(block, cst.SimpleStatementSuite):
+                out.append(cst.SimpleStatementLine(body=block.body))
+    for h in getattr(stmt, "handlers", ()) or ():
+        out.extend(_statement_children(h))
+    for c in getattr(stmt, "cases", ()) or ():
+        out.extend(_statement_children(c))
+    return out
+
+
 class Binder:
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
@@ -94,6 +113,21 @@ class Binder:
             fn = next((s for s in reversed(r.scopes) if s.kind == "function"), None)
             if fn is not None and isinstance(func.value, cst.Name) and func.value.value == fn.self_name:
                 r.bind_buffer(node.args[0].value.evaluated_value)
+
+    def bind_only(self, stmt: cst.CSTNode, enter: bool = True) -> None:
+        """Record the bindings of a statement that is not walked (its nested statements too, not expressions);
+        ``enter=False`` when the walk already entered ``stmt`` itself (it still leaves it)."""
+        if enter:
+            self.enter(stmt)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.enter(small)
+                self.exit(small)
+        else:
+            for child in _statement_children(stmt):
+                self.bind_only(child)
+        if enter:
+            self.exit(stmt)
 
     def _predeclare(self, module: cst.Module) -> None:
         """Module-level classes are visible to every function body, also to those written above them (a

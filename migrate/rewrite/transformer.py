@@ -25,6 +25,7 @@ import libcst as cst
 
 from ..core.context import FileContext
 from ..core.diagnostics import new_markers
+from ..core.relevance import skippable
 from ..core.cst_util import dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
 from ..core.walk import Binder
@@ -73,6 +74,8 @@ class Rewriter(cst.CSTTransformer):
         self._carry_to: int | None = None
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
+        self._irrelevant: set[int] = set()  # statements with nothing to rewrite (not walked)
+        self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
 
     # -- bookkeeping ----------------------------------------------------------------------------------
     def _ok(self, api: str, new: cst.CSTNode | None = None) -> None:
@@ -106,12 +109,17 @@ class Rewriter(cst.CSTTransformer):
         return None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Module):
+            self._irrelevant = skippable(node, self.ctx.source, self._method_names)
         self.binder.enter(node)
         if isinstance(node, _STATEMENTS):
             self._pending.append([])
             self._stmt_depth += 1
             if self._carry and self._carry_to is None:
                 self._carry_to = id(node)
+            if id(node) in self._irrelevant:  # nothing to rewrite inside (core/relevance.py)
+                self.binder.bind_only(node, enter=False)  # its bindings still count
+                return False
         return super().on_visit(node)
 
     def on_leave(self, original, updated):
