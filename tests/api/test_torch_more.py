@@ -51,7 +51,7 @@ CASES = [
                                                                                      f"torch.{n}(other=y, input=x)"], XY, **TOL)],
     *call_cases("torch.block_diag", ["torch.block_diag(x, y)", "torch.block_diag(x)", "torch.block_diag(*parts)"], XY,
                 prelude="parts = [x, y]"),
-    *call_cases("torch.cartesian_prod", ["torch.cartesian_prod(x, y)"], V),
+    *call_cases("torch.cartesian_prod", ["torch.cartesian_prod(x, y)", "torch.cartesian_prod(*vs)"], V, prelude="vs = [x, y]"),
     *call_cases("torch.cdist", ["torch.cdist(x, y)", "torch.cdist(x, y, p=1)", "torch.cdist(x1=x, x2=y, p=3.0)"], XY, **TOL),
     *call_cases("torch.cholesky", ["torch.cholesky(x)", "torch.cholesky(x, upper=True)"], SPD, **LIN),
     *call_cases("torch.combinations", ["torch.combinations(x)", "torch.combinations(x, r=3)",
