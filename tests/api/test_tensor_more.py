@@ -173,6 +173,13 @@ INPLACE = [
     *[c for n in ("swapaxes", "swapdims") for c in stmt_cases(f"Tensor.{n}_", [f"x.{n}_(0, 1)"], X)],
 ]
 CASES += INPLACE
+# Tensor.to with a dtype held in a variable (mappings/tensor_methods.toml, rule to_device_or_dtype)
+CASES += [
+    *call_cases("Tensor.to", ["x.to(dtype)", "x.to(y.dtype)", "x.to(orig_dtype)", "x.to(device, dtype)",
+                              "x.to(self_like.out_dtype)"], {"x": R(3, 4), "y": R(2, dtype="int64")},
+                prelude="import types\ndtype = torch.float64\norig_dtype = torch.int32\ndevice = 'cpu'\n"
+                        "self_like = types.SimpleNamespace(out_dtype=torch.float16)"),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
