@@ -135,7 +135,8 @@ def cst_strings():
     return (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
-_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool_",
+_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "bool_",
            "complex64", "complex128"}
 
 def size_varargs(call) -> None:

@@ -126,6 +126,35 @@ CASES = [
     *call_cases("torch.nn.functional.pdist", ["F.pdist(x)", "F.pdist(x, p=1)"], {"x": R(4, 5)}, **TOL),
 ]
 
+CTC = {"lp": np.log(np.random.default_rng(0).dirichlet(np.ones(5), size=(6, 2))).astype("float32"),
+       "tg": np.array([[1, 2, 3], [2, 4, 0]], dtype="int64"), "il": np.array([6, 5], dtype="int64"),
+       "tl": np.array([3, 2], dtype="int64")}
+TRIP = {"a": R(4, 5), "p": R(4, 5, seed=1), "n": R(4, 5, seed=2)}
+ENC = "layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0)\n"
+DEC = "layer = nn.TransformerDecoderLayer(8, 2, 16, 0.0)\n"
+CASES += [
+    *layer_cases("torch.nn.AdaptiveMaxPool3d", ["nn.AdaptiveMaxPool3d(2)", "nn.AdaptiveMaxPool3d(output_size=(1, 2, 2))"], inputs=V3),
+    *call_cases("torch.nn.functional.adaptive_max_pool3d", ["F.adaptive_max_pool3d(x, 2)", "F.adaptive_max_pool3d(x, (1, 2, 2))"], V3),
+    *call_cases("torch.nn.functional.poisson_nll_loss", ["F.poisson_nll_loss(x, t)", "F.poisson_nll_loss(x, t, log_input=False)",
+                                                         "F.poisson_nll_loss(x, t, True, True, reduction='sum')"],
+                {"x": np.abs(R(4, 5)) + 0.1, "t": np.abs(R(4, 5, seed=1)) * 3}, **TOL),
+    *call_cases("torch.nn.functional.ctc_loss", ["F.ctc_loss(lp, tg, il, tl)", "F.ctc_loss(lp, tg, il, tl, reduction='sum')",
+                                                 "F.ctc_loss(lp, tg, il, tl, blank=0, zero_infinity=True)"], CTC, **TOL),
+    *call_cases("torch.nn.functional.soft_margin_loss", ["F.soft_margin_loss(x, t)", "F.soft_margin_loss(x, t, reduction='sum')",
+                                                         "F.soft_margin_loss(x, t, reduction='none')"],
+                {"x": R(4, 5), "t": np.sign(R(4, 5, seed=1)).astype("float32")}, **TOL),
+    *call_cases("torch.nn.functional.triplet_margin_loss", ["F.triplet_margin_loss(a, p, n)", "F.triplet_margin_loss(a, p, n, margin=0.5, p=1)",
+                                                            "F.triplet_margin_loss(a, p, n, reduction='none')"], TRIP, **TOL),
+    *layer_cases("torch.nn.TransformerEncoder", ["nn.TransformerEncoder(layer, 2)", "nn.TransformerEncoder(layer, num_layers=1, norm=None)"],
+                 inputs={"x": R(5, 2, 8)}, prelude=ENC, run="m.eval()\nout = m(x)", **RNN),
+    *layer_cases("torch.nn.TransformerDecoderLayer", ["nn.TransformerDecoderLayer(8, 2, 16, 0.0)"],
+                 inputs={"x": R(5, 2, 8), "mem": R(4, 2, 8, seed=1)}, run="m.eval()\nout = m(x, mem)", **RNN),
+    *layer_cases("torch.nn.TransformerDecoderLayer", ["nn.TransformerDecoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)"],
+                 inputs={"x": R(2, 5, 8), "mem": R(2, 4, 8, seed=1)}, run="m.eval()\nout = m(x, mem)", **RNN),
+    *layer_cases("torch.nn.TransformerDecoder", ["nn.TransformerDecoder(layer, 2)"], inputs={"x": R(5, 2, 8), "mem": R(4, 2, 8, seed=1)},
+                 prelude=DEC, run="m.eval()\nout = m(x, mem)", **RNN),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_nn_more(case):

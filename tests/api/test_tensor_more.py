@@ -173,6 +173,44 @@ INPLACE = [
     *[c for n in ("swapaxes", "swapdims") for c in stmt_cases(f"Tensor.{n}_", [f"x.{n}_(0, 1)"], X)],
 ]
 CASES += INPLACE
+SPDL = {"x": np.linalg.cholesky((lambda a: a @ a.T + 4 * np.eye(4))(R(4, 4))).astype("float32"), "b": R(4, 2, seed=1)}
+ZO = {"x": R(3, 4, dtype="bool").astype("float32")}
+SEQ = "seq = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))\n"
+CASES += [
+    *call_cases("Tensor.bernoulli", ["x.bernoulli()", "x.bernoulli(1.0)", "x.bernoulli(p=0.0)"], ZO),
+    *stmt_cases("Tensor.bernoulli_", ["x.bernoulli_(1.0)", "x.bernoulli_(p=0.0)"], X),
+    *stmt_cases("Tensor.bernoulli_", ["x.bernoulli_()"], X, compare="shape"),
+    *stmt_cases("Tensor.detach_", ["x.detach_()"], X),
+    *call_cases("Tensor.new_empty", ["x.new_empty(2, 3)", "x.new_empty((2, 3))", "x.new_empty((4,), dtype=torch.int64)"], X,
+                compare="shape"),
+    *call_cases("Tensor.data_ptr", ["x.data_ptr() == x.data_ptr()"], X),
+    *call_cases("Tensor.ger", ["x.ger(y)", "x.ger(vec2=y)"], {"x": R(3), "y": R(4, seed=1)}),
+    *call_cases("Tensor.cholesky", ["x.cholesky()", "x.cholesky(upper=True)"],
+                {"x": (lambda a: a @ a.T + 4 * np.eye(4, dtype="float32"))(R(4, 4))}, **LIN),
+    *call_cases("Tensor.cholesky_inverse", ["x.cholesky_inverse()"], SPDL, **LIN),
+    *call_cases("Tensor.cholesky_solve", ["b.cholesky_solve(x)"], SPDL, **LIN),
+    *[c for n in ("bitwise_left_shift", "bitwise_right_shift") for c in call_cases(f"Tensor.{n}", [f"x.{n}(y)"],
+                                                                                  {"x": INTS["x"], "y": INTS["y"] % 3})],
+    *call_cases("Tensor.multinomial", ["x.multinomial(1)", "x.multinomial(2, replacement=True)"], {"x": np.eye(3, 4, dtype="float32")}),
+    *call_cases("Tensor.kthvalue", ["x.kthvalue(2)", "x.kthvalue(1, 0)", "x.kthvalue(k=3, dim=1)", "x.kthvalue(2)[1]"], X),
+    *call_cases("Tensor.unique", ["x.unique()", "x.unique(sorted=True)"], {"x": R(3, 4, dtype="int64", low=0, high=5)}),
+    *call_cases("Tensor.unique", ["x.unique()"], {"x": np.round(R(3, 4), 0)}),
+    *call_cases("Tensor.bitwise_not", ["x.bitwise_not()"], IJ),
+    *call_cases("Tensor.bitwise_not", ["x.bitwise_not()"], BB),
+    *call_cases("Tensor.angle", ["x.angle()"], {"x": np.array([-1.5, 0.0, 2.0], dtype="float32")}, **TOL),
+    *call_cases("Tensor.angle", ["x.angle()"], {"x": (R(3) + 1j * R(3, seed=1)).astype("complex64")}, **TOL),
+    *call_cases("Tensor.corrcoef", ["x.corrcoef()"], X, **TOL),
+    *call_cases("Tensor.narrow_copy", ["x.narrow_copy(1, 0, 2)", "x.narrow_copy(dim=0, start=1, length=2)"], X),
+    *stmt_cases("Tensor.bitwise_not_", ["x.bitwise_not_()"], IJ),
+    *[c for n in ("bitwise_left_shift", "bitwise_right_shift") for c in stmt_cases(f"Tensor.{n}_", [f"x.{n}_(y)"],
+                                                                                  {"x": INTS["x"], "y": INTS["y"] % 3})],
+    *[c for n in ("igamma", "igammac") for c in stmt_cases(f"Tensor.{n}_", [f"x.{n}_(y)"], POSXY, **TOL)],
+    *stmt_cases("Tensor.float_power_", ["x.float_power_(2)", "x.float_power_(0.5)"], {"x": np.abs(R(3, 4, dtype="float64"))}),
+    *call_cases("Module.children", ["[c for c in seq.children()][0](x)",
+                                    "len(list(seq.children()))"], {"x": R(2, 4)}, prelude=SEQ),
+    *call_cases("Module.named_children", ["[name for name, _ in seq.named_children()]",
+                                          "[m(x) for name, m in seq.named_children() if name == '0'][0]"], {"x": R(2, 4)}, prelude=SEQ),
+]
 # Tensor.to with a dtype held in a variable (mappings/tensor_methods.toml, rule to_device_or_dtype)
 CASES += [
     *call_cases("Tensor.to", ["x.to(dtype)", "x.to(y.dtype)", "x.to(orig_dtype)", "x.to(device, dtype)",
@@ -191,6 +229,8 @@ def test_tensor_method(case):
     ("out = x.bincount(w)", "Tensor.bincount", "no form"),
     ("out = x.log_softmax()", "Tensor.log_softmax", "no form"),
     ("out = x.aminmax(keepdim=True)", "Tensor.aminmax", "no form"),
+    ("out = x.unique(return_counts=True)", "Tensor.unique", "no form"),
+    ("out = x.kthvalue(2, keepdim=True)", "Tensor.kthvalue", "no form"),
 ])
 def test_refused_forms(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)

@@ -142,6 +142,44 @@ CASES = [
     *[c for n in ("gammainc", "gammaincc") for c in call_cases(f"torch.special.{n}", [f"torch.special.{n}(x, y)"], POSXY, **TOL)],
 ]
 
+SPDM = {"x": (lambda a: a @ a.T + 4 * np.eye(4, dtype="float32"))(R(4, 4))}
+CASES += [
+    *call_cases("torch.conj_physical", ["torch.conj_physical(x)"], {"x": (R(3) + 1j * R(3, seed=1)).astype("complex64")}),
+    *[c for n in ("resolve_conj", "resolve_neg") for c in call_cases(f"torch.{n}", [f"torch.{n}(x)"], X)],
+    *call_cases("torch.angle", ["torch.angle(x)"], {"x": np.array([-1.5, 0.0, 2.0], dtype="float32")}, **TOL),
+    *call_cases("torch.angle", ["torch.angle(x)"], {"x": (R(3) + 1j * R(3, seed=1)).astype("complex64")}, **TOL),
+    *call_cases("torch.isin", ["torch.isin(x, y)", "torch.isin(elements=x, test_elements=y)", "torch.isin(x, y, assume_unique=True)"],
+                {"x": R(3, 4, dtype="int64", low=0, high=8), "y": np.array([1, 3, 5], dtype="int64")}),
+    *call_cases("torch.kthvalue", ["torch.kthvalue(x, 2)", "torch.kthvalue(x, 1, 0)", "torch.kthvalue(x, k=3, dim=1)"], X),
+    *call_cases("torch.unique", ["torch.unique(x)", "torch.unique(x, sorted=True)"], {"x": R(3, 4, dtype="int64", low=0, high=5)}),
+    *call_cases("torch.corrcoef", ["torch.corrcoef(x)"], X, **TOL),
+    *call_cases("torch.special.ndtr", ["torch.special.ndtr(x)"], X, **TOL),
+    *call_cases("torch.special.ndtri", ["torch.special.ndtri(x)"], {"x": np.clip(np.abs(R(3, 4)) / 3, 0.05, 0.95)}, **TOL),
+    *call_cases("torch.special.xlog1py", ["torch.special.xlog1py(x, y)"], {"x": np.array([0.0, 1.0, 2.5], "float32"),
+                                                                           "y": np.array([0.5, 2.0, 0.1], "float32")}, **TOL),
+    *call_cases("torch.asarray", ["torch.asarray([1.0, 2.0])", "torch.asarray(x)", "torch.asarray([1, 2], dtype=torch.float64)"], X),
+    *call_cases("torch.randint_like", ["torch.randint_like(x, 5)", "torch.randint_like(x, 2, 6)", "torch.randint_like(x, high=3)",
+                                       "torch.randint_like(x, 4, dtype=torch.int64)"], X, compare="shape"),
+    *call_cases("torch.dsplit", ["torch.dsplit(x, 2)", "torch.dsplit(x, [1, 3])"], {"x": R(2, 3, 4)}),
+    *call_cases("torch.narrow_copy", ["torch.narrow_copy(x, 1, 0, 2)", "torch.narrow_copy(x, dim=0, start=1, length=2)"], X),
+    *call_cases("torch.select", ["torch.select(x, 1, 2)", "torch.select(x, dim=0, index=-1)"], X),
+    *call_cases("torch.scatter_reduce", ["torch.scatter_reduce(x, 1, idx, y, 'sum')", "torch.scatter_reduce(x, 0, idx, y, reduce='sum')"], IDX),
+    *call_cases("torch.unflatten", ["torch.unflatten(x, 1, (2, 2))", "torch.unflatten(x, -1, (2, -1))"], X),
+    *call_cases("torch.linalg.matrix_rank", ["torch.linalg.matrix_rank(x)", "torch.linalg.matrix_rank(a)"],
+                {"x": R(4, 3), "a": np.outer(R(4), R(3, seed=1)).astype("float32")}),
+    *call_cases("torch.linalg.inv_ex", ["torch.linalg.inv_ex(x)", "tuple(torch.linalg.inv_ex(x, check_errors=False))"], SQ, **LIN),
+    *call_cases("torch.linalg.cholesky_ex", ["torch.linalg.cholesky_ex(x)", "torch.linalg.cholesky_ex(x, upper=True)"], SPDM, **LIN),
+    *call_cases("torch.nn.init.calculate_gain", ["torch.nn.init.calculate_gain('relu')", "torch.nn.init.calculate_gain('tanh')",
+                                                 "torch.nn.init.calculate_gain('leaky_relu', 0.2)", "torch.nn.init.calculate_gain('conv2d')",
+                                                 "torch.nn.init.calculate_gain(nonlinearity='leaky_relu')", "torch.nn.init.calculate_gain('selu')"], {}),
+    *call_cases("torch.nn.utils.parameters_to_vector", ["torch.nn.utils.parameters_to_vector(lin.parameters())"], {},
+                prelude="lin = nn.Linear(3, 2)"),
+    *call_cases("torch.utils.checkpoint.checkpoint", ["checkpoint(lin, x, use_reentrant=False)", "checkpoint(f, x, x)"],
+                {"x": R(2, 3)}, prelude="from torch.utils.checkpoint import checkpoint\nlin = nn.Linear(3, 2)\n"
+                                        "def f(a, b):\n    return a * b + 1", **TOL),
+    *call_cases("torch.random.manual_seed", ["torch.random.manual_seed(1) is None or True"], {}),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_torch_function(case):
@@ -153,6 +191,8 @@ def test_torch_function(case):
     ("out = torch.vander(x, increasing=True)", "torch.vander", "no form"),
     ("out = torch.unique_consecutive(x, return_counts=True)", "torch.unique_consecutive", "no form"),
     ("out = torch.bernoulli(x, generator=g)", "torch.bernoulli", "no form"),
+    ("out = torch.scatter_reduce(x, 1, idx, y, 'amax')", "torch.scatter_reduce", "reduce='amax'"),
+    ("out = torch.isin(x, y, invert=True)", "torch.isin", "no form"),
     ("out = torch.tril_indices(3, 3, layout=torch.strided)", "torch.tril_indices", "layout"),
 ])
 def test_refused(code, api, reason):
