@@ -35,3 +35,16 @@ def legacy_tensor(call) -> None:
 
 
 RULES = {f.__name__: f for f in (legacy_tensor,)}
+
+
+def tensor_type(call) -> None:
+    """``x.type(torch.float16)`` casts; ``x.type()`` (a type name string) and ``x.type('torch.FloatTensor')`` name torch
+    tensor types that MindSpore does not have."""
+    if "dtype" not in call.bound:
+        raise Unsupported("x.type() returns torch's tensor type name; use x.dtype")
+    if isinstance(call.bound["dtype"], (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        raise Unsupported("torch tensor type names have no MindSpore meaning: pass a dtype")
+    call.replacement = expr(f"{code(call.receiver)}.astype({code(call.bound['dtype'])})")
+
+
+RULES["tensor_type"] = tensor_type

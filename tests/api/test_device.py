@@ -95,8 +95,20 @@ CASES = [
     *run_cases("torch.is_complex", ["out = torch.is_complex(x)"]),
 ]
 
+
+
+def test_cuda_synchronize():
+    """torch.cuda.synchronize() needs CUDA (a CPU-only torch raises); the conversion waits for MindSpore's device."""
+    result = convert_source(f"{HEADER}out = torch.cuda.synchronize()\n")
+    assert not result.unsupported and result.apis.get("torch.cuda.synchronize"), result.code
+    ns = {}
+    exec(result.code, ns)
+    assert ns["out"] is None
+
+
 CUDA_LEGACY = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor")
 PROVEN_ELSEWHERE = {f"torch.cuda.{t}": "test_cuda_legacy_constructors" for t in CUDA_LEGACY}
+PROVEN_ELSEWHERE["torch.cuda.synchronize"] = "test_cuda_synchronize (torch's side cannot run without CUDA)"
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

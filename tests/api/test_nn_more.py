@@ -133,6 +133,9 @@ TRIP = {"a": R(4, 5), "p": R(4, 5, seed=1), "n": R(4, 5, seed=2)}
 ENC = "layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0)\n"
 DEC = "layer = nn.TransformerDecoderLayer(8, 2, 16, 0.0)\n"
 CASES += [
+    *layer_cases("torch.nn.ConvTranspose3d", ["nn.ConvTranspose3d(3, 4, 3)", "nn.ConvTranspose3d(3, 4, 2, stride=2)",
+                                              "nn.ConvTranspose3d(in_channels=3, out_channels=2, kernel_size=3, padding=1, bias=False)"],
+                 inputs=V3, **RNN),
     *layer_cases("torch.nn.AdaptiveMaxPool3d", ["nn.AdaptiveMaxPool3d(2)", "nn.AdaptiveMaxPool3d(output_size=(1, 2, 2))"], inputs=V3),
     *call_cases("torch.nn.functional.adaptive_max_pool3d", ["F.adaptive_max_pool3d(x, 2)", "F.adaptive_max_pool3d(x, (1, 2, 2))"], V3),
     *call_cases("torch.nn.functional.poisson_nll_loss", ["F.poisson_nll_loss(x, t)", "F.poisson_nll_loss(x, t, log_input=False)",

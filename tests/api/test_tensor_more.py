@@ -211,6 +211,32 @@ CASES += [
     *call_cases("Module.named_children", ["[name for name, _ in seq.named_children()]",
                                           "[m(x) for name, m in seq.named_children() if name == '0'][0]"], {"x": R(2, 4)}, prelude=SEQ),
 ]
+CASES += [
+    *stmt_cases("Tensor.fill_diagonal_", ["x.fill_diagonal_(0.0)", "x.fill_diagonal_(fill_value=2.5)", "x.fill_diagonal_(v, wrap=False)"],
+                X, prelude="v = -1.0"),
+    *stmt_cases("Tensor.fill_diagonal_", ["x.fill_diagonal_(1.0)"], {"x": R(4, 3)}),
+    *call_cases("Tensor.index_copy", ["x.index_copy(0, ix, y[:2])", "x.index_copy(1, ix, y[:, :2])",
+                                      "x.index_copy(dim=1, index=ix, source=y[:, 1:3])"], IDX),
+    *stmt_cases("Tensor.index_copy_", ["x.index_copy_(0, ix, y[:2])"], IDX),
+    *stmt_cases("Tensor.random_", ["x.random_(0, 5)", "x.random_(3)", "x.random_(to=4)"], X, compare="shape"),
+    *call_cases("Tensor.adjoint", ["x.adjoint()"], X),
+    *call_cases("Tensor.type", ["x.type(torch.float64)", "x.type(dtype=torch.int32)", "x.type(torch.float16).float()"], X),
+]
+
+
+def test_random_range():
+    """x.random_(lo, hi) draws integers in [lo, hi) like torch's."""
+    import mindspore as ms
+
+    from migrate import convert_source
+
+    result = convert_source(HEADER + "x.random_(2, 5)\n")
+    ns = {"x": ms.Tensor(np.zeros((100, 10), "float32"))}
+    exec(result.code, ns)
+    v = ns["x"].asnumpy()
+    assert set(np.unique(v)) == {2.0, 3.0, 4.0}, np.unique(v)
+
+
 # Tensor.to with a dtype held in a variable (mappings/tensor_methods.toml, rule to_device_or_dtype)
 CASES += [
     *call_cases("Tensor.to", ["x.to(dtype)", "x.to(y.dtype)", "x.to(orig_dtype)", "x.to(device, dtype)",
@@ -230,6 +256,10 @@ def test_tensor_method(case):
     ("out = x.log_softmax()", "Tensor.log_softmax", "no form"),
     ("out = x.aminmax(keepdim=True)", "Tensor.aminmax", "no form"),
     ("out = x.unique(return_counts=True)", "Tensor.unique", "no form"),
+    ("out = x.type()", "Tensor.type", "type name"),
+    ("out = x.type('torch.FloatTensor')", "Tensor.type", "type names"),
+    ("x.fill_diagonal_(1.0, wrap=True)", "Tensor.fill_diagonal_", "wrap"),
+    ("x.random_()", "Tensor.random_", "no form"),
     ("out = x.kthvalue(2, keepdim=True)", "Tensor.kthvalue", "no form"),
 ])
 def test_refused_forms(code, api, reason):

@@ -177,6 +177,17 @@ CASES += [
     *call_cases("torch.utils.checkpoint.checkpoint", ["checkpoint(lin, x, use_reentrant=False)", "checkpoint(f, x, x)"],
                 {"x": R(2, 3)}, prelude="from torch.utils.checkpoint import checkpoint\nlin = nn.Linear(3, 2)\n"
                                         "def f(a, b):\n    return a * b + 1", **TOL),
+    *call_cases("torch.index_copy", ["torch.index_copy(x, 0, ix, y[:2])", "torch.index_copy(x, dim=1, index=ix, source=y[:, :2])"], IDX),
+    *call_cases("torch.adjoint", ["torch.adjoint(x)"], X),
+    *call_cases("torch.adjoint", ["torch.adjoint(x)"], {"x": (R(3, 2) + 1j * R(3, 2, seed=1)).astype("complex64")}),
+    *call_cases("torch.cumulative_trapezoid", ["torch.cumulative_trapezoid(x)", "torch.cumulative_trapezoid(x, dim=0)",
+                                               "torch.cumulative_trapezoid(x, dx=0.5)"], X, **TOL),
+    *call_cases("torch.special.zeta", ["torch.special.zeta(x, y)"], {"x": np.abs(R(3, 4)) + 1.5, "y": np.abs(R(3, 4, seed=1)) + 0.5}, **TOL),
+    *call_cases("torch.nn.functional.rms_norm", ["F.rms_norm(x, (4,))", "F.rms_norm(x, [4], w)", "F.rms_norm(x, (3, 4), eps=1e-5)",
+                                                 "F.rms_norm(input=x, normalized_shape=(4,), weight=w, eps=1e-6)"],
+                {"x": R(2, 3, 4), "w": R(4, seed=1)}, **TOL),
+    *call_cases("torch.backends.cudnn.is_available", ["torch.backends.cudnn.is_available()"], {}),
+    *call_cases("torch.backends.mps.is_available", ["torch.backends.mps.is_available()"], {}),
     *call_cases("torch.random.manual_seed", ["torch.random.manual_seed(1) is None or True"], {}),
 ]
 
