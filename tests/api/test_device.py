@@ -43,6 +43,7 @@ CASES = [
                                 "def f(t, device: torch.device = None):\n    return t + 1\nout = f(x)"]),
     *run_cases("torch.cuda.is_available", ["out = torch.cuda.is_available()",
                                            "out = x * 2 if torch.cuda.is_available() else x - 1"]),
+    *run_cases("torch.distributed.is_available", ["out = torch.distributed.is_available()"]),
     *run_cases("torch.cuda.device_count", ["out = torch.cuda.device_count()"]),
     *run_cases("torch.cuda.empty_cache", ["torch.cuda.empty_cache()\nout = x + 1"]),
     *run_cases("torch.cuda.manual_seed", ["torch.cuda.manual_seed(3)\nout = x + 1"]),

@@ -240,9 +240,10 @@ def test_random_range():
 # Tensor.to with a dtype held in a variable (mappings/tensor_methods.toml, rule to_device_or_dtype)
 CASES += [
     *call_cases("Tensor.to", ["x.to(dtype)", "x.to(y.dtype)", "x.to(orig_dtype)", "x.to(device, dtype)",
-                              "x.to(self_like.out_dtype)"], {"x": R(3, 4), "y": R(2, dtype="int64")},
+                              "x.to(self_like.out_dtype)", "x.to(device, non_blocking=nb)",
+                              "x.to(device=device, dtype=dtype, non_blocking=nb)"], {"x": R(3, 4), "y": R(2, dtype="int64")},
                 prelude="import types\ndtype = torch.float64\norig_dtype = torch.int32\ndevice = 'cpu'\n"
-                        "self_like = types.SimpleNamespace(out_dtype=torch.float16)"),
+                        "self_like = types.SimpleNamespace(out_dtype=torch.float16)\nnb = True"),
 ]
 
 
@@ -264,3 +265,17 @@ def test_tensor_method(case):
 ])
 def test_refused_forms(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)
+
+
+def test_multiline_receiver_marker_stays_one_comment():
+    """A refused in-place call whose receiver spans lines (torchvision's _color.py) gets a one-line marker; the
+    conversion used to crash building the comment."""
+    import ast
+
+    from migrate import convert_source
+
+    code = "import torch\n\ndef f(h, step):\n    h.add_(step // 2  # half\n           ).clamp_(0, 1)\n"
+    result = convert_source(code)
+    assert not result.errors
+    assert any(u.api == "Tensor.clamp_" for u in result.unsupported)
+    ast.parse(result.code)
