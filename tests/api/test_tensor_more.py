@@ -168,7 +168,9 @@ INPLACE = [
     *stmt_cases("Tensor.index_fill_", ["x.index_fill_(1, ix, -1.0)"], IDX),
     *stmt_cases("Tensor.masked_scatter_", ["x.masked_scatter_(m, y)"], IDX),
     *stmt_cases("Tensor.scatter_add_", ["x.scatter_add_(1, idx, y)"], IDX),
-    *stmt_cases("Tensor.scatter_", ["x.scatter_(1, idx, y)", "x.scatter_(0, idx, 0.5)"], IDX),
+    # unique indices along dim 1 (torch leaves the winner of duplicate indices undefined)
+    *stmt_cases("Tensor.scatter_", ["x.scatter_(1, perm, y)"], {**IDX, "perm": np.argsort(R(3, 4, seed=7), 1).astype("int64")}),
+    *stmt_cases("Tensor.scatter_", ["x.scatter_(0, idx, 0.5)"], IDX),
     *stmt_cases("Tensor.renorm_", ["x.renorm_(2, 0, 1.0)"], X, **TOL),
     *[c for n in ("swapaxes", "swapdims") for c in stmt_cases(f"Tensor.{n}_", [f"x.{n}_(0, 1)"], X)],
 ]
