@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test test-fast docs bench clean
+.PHONY: setup demo test test-fast docs bench usage clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,10 @@ bench: setup
 	$(VPY) benchmarks/convert_speed.py
 	$(VPY) benchmarks/parity_overhead.py
 	$(VPY) benchmarks/jit_speedup.py
+
+# torch API use ranking over real packages (downloads them into the git-ignored benchmarks/corpus/, ~15 minutes)
+usage: setup
+	$(VPY) benchmarks/api_usage.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0

@@ -63,7 +63,7 @@ def _to_numpy(value):
     import torch
 
     if isinstance(value, torch.Tensor):
-        return value.detach().numpy()
+        return value.detach().resolve_conj().resolve_neg().numpy()  # ifft of a real input is a lazy conjugate
     if isinstance(value, ms.Tensor):
         return value.asnumpy()
     if isinstance(value, torch.Size):

@@ -105,7 +105,7 @@ def to_device_or_dtype(call) -> None:
     dtypes = []
     for value in args:
         src = code(value)
-        if src.startswith("ms.") and src[3:] in _DTYPES:
+        if (src.startswith("ms.") and src[3:] in _DTYPES) or _names_a_dtype(value):
             dtypes.append(src)
         elif isinstance(value, (cst_strings())) or "device" in src.lower() or src.startswith("torch.device"):
             continue
@@ -120,13 +120,23 @@ def to_device_or_dtype(call) -> None:
     call.replacement = expr(f"{receiver}.astype({dtypes[0]})" if dtypes else receiver)
 
 
+def _names_a_dtype(node) -> bool:
+    """``dtype``, ``x_dtype``, ``x.dtype``, ``self.out_dtype``: a name or attribute whose last part ends in 'dtype'
+    holds a dtype (a device is never named so)."""
+    import libcst as cst
+
+    last = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
+    return last.endswith("dtype")
+
+
 def cst_strings():
     import libcst as cst
 
     return (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 
-_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool_",
+_DTYPES = {"float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+           "uint64", "bool_",
            "complex64", "complex128"}
 
 def size_varargs(call) -> None:

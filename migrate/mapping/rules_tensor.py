@@ -70,6 +70,9 @@ def randint(call) -> None:
         call.bound["size"] = call.bound.pop("high")
         call.bound["high"] = call.bound.pop("low")
         call.set("low", "0")
+    elif "high" not in call.bound:  # randint(high, size=...): the one positional is high
+        call.bound["high"] = call.bound.pop("low")
+        call.set("low", "0")
     if "low" not in call.bound:
         call.set("low", "0")
     dtype = code(call.bound["dtype"]) if "dtype" in call.bound else "ms.int64"
@@ -84,6 +87,7 @@ def tensor_to(call) -> None:
 
     dtype = call.bound.pop("dtype", None)
     call.bound.pop("device", None)
+    call.bound.pop("non_blocking", None)  # MindSpore copies to its device itself: no meaning, whatever the expression
     to_device_or_dtype(call)
     if dtype is not None:
         if code(call.replacement) != code(call.receiver):

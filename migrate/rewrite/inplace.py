@@ -47,7 +47,8 @@ def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, i
         raise Unsupported(VALUE_USED.format(name=entry.method_name))
     if dotted(original.func.value) is None:
         recv = original.func.value
-        raise Unsupported(BAD_RECEIVER.format(recv=code(recv)) + (SUBSCRIPT if isinstance(recv, cst.Subscript) else ""))
+        text = " ".join(code(recv).split())  # one line: the reason goes into a `#` marker comment
+        raise Unsupported(BAD_RECEIVER.format(recv=text) + (SUBSCRIPT if isinstance(recv, cst.Subscript) else ""))
     new = value(updated, entry, table)
     if entry.rebind:
         return new, True

@@ -1,0 +1,143 @@
+"""Device handling, TorchScript/compile hints, legacy constructors and constants (mappings/device.toml): converted
+code computes what torch computed (here both run on CPU)."""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.api.cases import HEADER, X, call_cases
+from tests.harness import Case, assert_unsupported, rng_array, run_case
+
+IMG = {"x": rng_array(2, 3, 8, 8)}
+CPLX = {"x": (rng_array(3, 4) + 1j * rng_array(3, 4, seed=1)).astype("complex64")}
+
+
+def run_cases(api, bodies, inputs=X, prelude="", names=("out",), **kw):
+    return [Case(api, f"{HEADER}{prelude}\n# @run\n{b}\n", names=names, inputs=inputs, id=f"{api}:{b}", **kw)
+            for b in bodies]
+
+
+NET = "net = nn.Linear(4, 3)\n"
+DECORATED = """
+@torch.jit.ignore
+def f(a):
+    return a * 2
+
+@torch.jit.ignore()
+def g(a):
+    return a + 1
+
+@torch.jit.unused
+def h(a):
+    return a - 1
+
+@torch.jit.ignore(drop=False)
+def k(a):
+    return -a
+"""
+
+CASES = [
+    *run_cases("torch.device", ["out = str(torch.device('cpu'))", "out = str(torch.device('cpu', 0))",
+                                "out = str(torch.device(type='cpu'))",
+                                "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nout = x.to(device) * 2",
+                                "d = torch.device('cpu')\nout = isinstance(d, torch.device)",
+                                "def f(t, device: torch.device = None):\n    return t + 1\nout = f(x)"]),
+    *run_cases("torch.cuda.is_available", ["out = torch.cuda.is_available()",
+                                           "out = x * 2 if torch.cuda.is_available() else x - 1"]),
+    *run_cases("torch.distributed.is_available", ["out = torch.distributed.is_available()"]),
+    *run_cases("torch.cuda.device_count", ["out = torch.cuda.device_count()"]),
+    *run_cases("torch.cuda.empty_cache", ["torch.cuda.empty_cache()\nout = x + 1"]),
+    *run_cases("torch.cuda.manual_seed", ["torch.cuda.manual_seed(3)\nout = x + 1"]),
+    *run_cases("torch.cuda.manual_seed_all", ["torch.cuda.manual_seed_all(3)\nout = x + 1"]),
+    *run_cases("torch.nn.DataParallel", ["m = nn.DataParallel(net)\nout = m(x)", "m = nn.DataParallel(net, device_ids=[0])\nout = m(x)",
+                                         "m = nn.DataParallel(module=net)\nout = m(x)"], prelude=NET),
+    *run_cases("torch.nn.parallel.DataParallel", ["m = nn.parallel.DataParallel(net)\nout = m(x)"], prelude=NET),
+    *run_cases("torch.autograd.Variable", ["out = torch.autograd.Variable(x) * 2",
+                                           "out = torch.autograd.Variable(x, requires_grad=True).sum()"]),
+    *run_cases("torch.autograd.Variable", ["out = Variable(x) + 1"], prelude="from torch.autograd import Variable"),
+    *run_cases("torch.compile", ["m = torch.compile(net, backend='eager')\nout = m(x)"], prelude=NET, **dict(
+        rtol=1e-5, atol=1e-6)),
+    *run_cases("torch.jit.is_scripting", ["out = x * 2 if not torch.jit.is_scripting() else x",
+                                          "out = torch.jit.is_scripting()"]),
+    *run_cases("torch.jit.is_tracing", ["out = torch.jit.is_tracing()"]),
+    *run_cases(("torch.jit.ignore", "torch.jit.unused"), ["out = (f(x), g(x), h(x), k(x))"], prelude=DECORATED),
+    *run_cases("torch.jit.ignore", ["out = torch.jit.ignore(lambda a: a * 3)(x)"]),
+    *run_cases("torch.fx.wrap", ["def f(a):\n    return a * 2\ntorch.fx.wrap('f')\nout = f(x)"]),
+    *[c for t, data in (("FloatTensor", "[1, 2.5]"), ("DoubleTensor", "[[1.0, 2.0]]"), ("HalfTensor", "[0.5, 1.5]"),
+                         ("LongTensor", "[1, 2, 3]"), ("IntTensor", "(4, 5)"), ("ShortTensor", "[1]"),
+                         ("CharTensor", "[-1, 2]"), ("ByteTensor", "[1, 200]"), ("BoolTensor", "[True, False]"))
+      for c in run_cases(f"torch.{t}", [f"out = torch.{t}({data})"])],
+    *run_cases("torch.LongTensor", ["out = torch.LongTensor([i * 2 for i in range(3)])", "out = torch.LongTensor()"]),
+    *run_cases("torch.FloatTensor", ["out = torch.FloatTensor(2, 3)"], compare="shape"),
+    *run_cases("torch.nn.functional.upsample", ["out = F.upsample(x, scale_factor=2, mode='bilinear', align_corners=False)",
+                                                "out = F.upsample(x, size=(12, 20), mode='nearest')",
+                                                "out = F.upsample(x, None, 2)"], IMG),
+    *run_cases("torch.nn.functional.upsample_nearest", ["out = F.upsample_nearest(x, scale_factor=2)",
+                                                        "out = F.upsample_nearest(x, size=(16, 12))",
+                                                        "out = F.upsample_nearest(x, (4, 4))"], IMG),
+    *run_cases("torch.nn.functional.upsample_bilinear", ["out = F.upsample_bilinear(x, size=(12, 20))",
+                                                         "out = F.upsample_bilinear(x, scale_factor=2)"], IMG),
+    *run_cases("torch.Size", ["out = torch.Size([2, 3])", "out = x.shape == torch.Size([3, 4])",
+                              "out = isinstance(x.shape, torch.Size)"]),
+    *run_cases("torch.dtype", ["out = isinstance(x.dtype, torch.dtype)"]),
+    *run_cases("torch.get_default_dtype", ["out = torch.zeros(2, dtype=torch.get_default_dtype())"]),
+    *run_cases("torch.pi", ["out = x * torch.pi"]),
+    *run_cases("torch.e", ["out = x * torch.e"]),
+    *run_cases("torch.inf", ["out = x.clamp(max=torch.inf)", "out = x.masked_fill(x > 0, -torch.inf)"]),
+    *run_cases("torch.nan", ["out = torch.isnan(x + torch.nan)"]),
+    *run_cases("torch.bfloat16", ["out = x.to(torch.bfloat16).float()"]),
+    *[c for d in ("int8", "int16", "short") for c in run_cases(f"torch.{d}", [f"out = (x * 10).to(torch.{d})"])],
+    *[c for d in ("uint16", "uint32", "uint64") for c in run_cases(f"torch.{d}", [f"out = (x.abs() * 10).to(torch.{d}).to(torch.int64)"])],
+    *[c for d in ("complex64", "complex128", "cfloat", "cdouble") for c in run_cases(f"torch.{d}", [f"out = x.to(torch.{d})"])],
+    *run_cases("torch.as_tensor", ["out = torch.as_tensor([1.0, 2.0])", "out = torch.as_tensor([1, 2], dtype=torch.float32)",
+                                   "out = torch.as_tensor(x)", "out = torch.as_tensor(data=x, dtype=torch.float64)",
+                                   "out = torch.as_tensor(x, device='cpu')"]),
+    *run_cases("torch.view_as_real", ["out = torch.view_as_real(x)", "out = torch.view_as_real(input=x)"], CPLX),
+    *run_cases("torch.is_complex", ["out = torch.is_complex(x)"], CPLX),
+    *run_cases("torch.is_complex", ["out = torch.is_complex(x)"]),
+]
+
+
+
+def test_cuda_synchronize():
+    """torch.cuda.synchronize() needs CUDA (a CPU-only torch raises); the conversion waits for MindSpore's device."""
+    result = convert_source(f"{HEADER}out = torch.cuda.synchronize()\n")
+    assert not result.unsupported and result.apis.get("torch.cuda.synchronize"), result.code
+    ns = {}
+    exec(result.code, ns)
+    assert ns["out"] is None
+
+
+CUDA_LEGACY = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor")
+PROVEN_ELSEWHERE = {f"torch.cuda.{t}": "test_cuda_legacy_constructors" for t in CUDA_LEGACY}
+PROVEN_ELSEWHERE["torch.cuda.synchronize"] = "test_cuda_synchronize (torch's side cannot run without CUDA)"
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_device_entry(case):
+    run_case(case)
+
+
+@pytest.mark.parametrize("name", CUDA_LEGACY)
+def test_cuda_legacy_constructors(name):
+    """torch.cuda.*Tensor cannot run on a CPU-only torch: the MindSpore result is compared with torch's CPU
+    constructor of the same type (MindSpore places the tensor on its device target itself)."""
+    import torch
+
+    data = "[1, 0, 2]"
+    result = convert_source(f"{HEADER}out = torch.cuda.{name}({data})\n")
+    assert not result.unsupported and result.apis.get(f"torch.cuda.{name}"), result.code
+    ns = {}
+    exec(result.code, ns)
+    expected = getattr(torch, name)([1, 0, 2]).numpy()
+    got = ns["out"].asnumpy()
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("code,api,reason", [
+    ("out = torch.FloatTensor(n)", "torch.FloatTensor", "cannot tell whether n is data or a size"),
+    ("out = torch.cuda.LongTensor(values)", "torch.cuda.LongTensor", "cannot tell"),
+    ("out = isinstance(x, torch.FloatTensor)", "torch.FloatTensor", "only supported when called"),
+])
+def test_refused(code, api, reason):
+    assert_unsupported(HEADER + code + "\n", api, reason)
