@@ -11,6 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from .mapping import load_table
+from . import helpers  # composed ops written into converted files (migrate/helpers)
 from .report import FileResult, InputError, Report, Unsupported
 from .rewrite import Rewriter
 from .rewrite.lines import start_lines
@@ -46,7 +47,7 @@ def convert_source(code: str, filename: str = "<string>", jit: bool = False) -> 
     for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
         if extra.applies(code):
             new = extra.run(new, rewriter)
-    result = FileResult(filename, rewriter.finish(new.code), api_calls=rewriter.uses,
+    result = FileResult(filename, helpers.emit(rewriter.finish(new.code)), api_calls=rewriter.uses,
                         converted=rewriter.converted, apis=rewriter.apis)
     if jit:
         prepare_jit(result)
