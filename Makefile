@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test test-fast docs bench clean
+.PHONY: setup demo test test-fast docs bench bench-real clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,10 @@ bench: setup
 	$(VPY) benchmarks/convert_speed.py
 	$(VPY) benchmarks/parity_overhead.py
 	$(VPY) benchmarks/jit_speedup.py
+
+# the real-model corpus (downloads three wheels into benchmarks/corpus/; tens of minutes): docs/real_models.md
+bench-real: setup
+	$(VPY) benchmarks/real_models.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0
