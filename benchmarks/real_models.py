@@ -116,7 +116,7 @@ TIMM = [
     _timm("selecsls42b"), _timm("hrnet_w18_small"), _timm("inception_v3", input=(2, 3, 80, 80)),
     _timm("convnext_atto"), _timm("poolformer_s12"), _timm("convmixer_768_32", input=(2, 3, 32, 32)),
     _timm("vit_tiny_patch16_224", img_size=64), _timm("deit_tiny_patch16_224", img_size=64),
-    _timm("swin_tiny_patch4_window7_224", img_size=56), _timm("mobilevit_xxs"), _timm("levit_128s", img_size=64),
+    _timm("swin_tiny_patch4_window7_224", input=(2, 3, 56, 56), img_size=56), _timm("mobilevit_xxs"), _timm("levit_128s", img_size=64),
     _timm("pit_ti_224", img_size=64), _timm("edgenext_xx_small"), _timm("efficientvit_b0"),
     _timm("fastvit_t8"), _timm("coat_lite_tiny", img_size=64), _timm("xcit_nano_12_p16_224", img_size=64),
 ]
