@@ -551,7 +551,7 @@ def main(argv=None) -> int:
                          "error": f"{bad['package']}: {bad['error']}", "markers": None, "files": [],
                          "first_divergence": None, "worst": None, "seconds": 0.0})
         elif same and not a.no_shortcut:
-            rows.append({**same, "id": case.id, "seconds": 0.0, "first_divergence": None,
+            rows.append({**same, "id": case.id, "seconds": 0.0, "first_divergence": None, "markers": None, "files": [],
                          "error": f"{same['error']} [the same import as {same['id']}: not run again]"})
         else:
             bar.start(case.id)
