@@ -211,6 +211,9 @@ def _last(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ one model (in a subprocess)
+_ACTIVE_CORPUS = CORPUS  # the corpus of the model being run (errors name their file relative to it)
+
+
 class StageError(Exception):
     def __init__(self, stage, exc_or_text):
         self.stage = stage
@@ -222,9 +225,10 @@ def _describe(exc: BaseException) -> str:
     """``Type: first line (at ms/timm/layers/x.py:12)``: the innermost frame inside the corpus, if any."""
     first = next((ln.strip() for ln in str(exc).strip().splitlines() if ln.strip().strip("-=*# ")), "")
     where = ""
+    corpus = os.path.abspath(_ACTIVE_CORPUS)
     for fr in reversed(traceback.extract_tb(exc.__traceback__)):
-        if fr.filename.startswith(CORPUS):
-            where = f" (at {os.path.relpath(fr.filename, CORPUS)}:{fr.lineno})"
+        if os.path.abspath(fr.filename).startswith(corpus + os.sep):
+            where = f" (at {os.path.relpath(fr.filename, corpus)}:{fr.lineno})"
             break
     return f"{type(exc).__name__}: {first[:240]}{where}"
 
@@ -281,6 +285,8 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
     """Build both sides, copy weights, compare. Returns the row (never raises)."""
     import numpy as np
 
+    global _ACTIVE_CORPUS
+    _ACTIVE_CORPUS = corpus
     row = {"id": case.id, "builds": False, "passed": False, "stage": None, "error": None, "markers": None,
            "files": [], "first_divergence": None, "worst": None, "seconds": None}
     t0 = time.perf_counter()

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,107 @@ def test_fast_subset_end_to_end(corpus, tmp_path):
             assert f"{row['stage']}: " in md
         assert row["markers"] is not None  # markers left in the files of the model's classes were counted
     assert "passed" in r.stderr and "/2" in r.stderr  # the progress bar
+
+
+# ---- the later stages, on a small corpus written here (both sides by hand, as a converted package would be)
+TORCH_SIDE = '''import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, slope=0.1):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.act = nn.LeakyReLU(slope)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(self.act(self.bn(self.conv(x))).mean((2, 3)))
+
+
+def good(**kw):
+    return Net()
+
+
+def wrong_slope(**kw):
+    return Net()
+
+
+def broken(**kw):
+    return Net()
+'''
+MS_SIDE = '''from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self, slope=0.1):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, pad_mode="pad", has_bias=True)
+        self.bn = nn.BatchNorm2d(4, momentum=0.9)
+        self.act = nn.LeakyReLU(slope)
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.fc(self.act(self.bn(self.conv(x))).mean((2, 3)))
+
+
+def good(**kw):
+    return Net()
+
+
+def wrong_slope(**kw):
+    return Net(slope=0.3)  # a planted port bug
+
+
+def broken(**kw):
+    raise ValueError("planted build failure")
+'''
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory):
+    d = tmp_path_factory.mktemp("small")
+    for side, text in (("site", TORCH_SIDE), ("ms", MS_SIDE)):
+        pkg = d / side / "torchvision"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "tiny.py").write_text(text)
+    (d / "ms" / "torchvision" / "tiny.py").write_text(
+        MS_SIDE.replace("class Net", "# msmigrate: unsupported torch.x: planted\nclass Net", 1))
+    return str(d)
+
+
+def _case(factory):
+    return real_models.Case(f"torchvision/{factory}", "torchvision.tiny", factory, input=(2, 3, 8, 8))
+
+
+@pytest.fixture
+def in_process():
+    """run_case in this process (the subprocess wrapper is tested once): sys.path and modules put back after."""
+    path = list(sys.path)
+    yield lambda case, corpus: real_models.run_case(case, corpus)
+    sys.path[:] = path
+    real_models._purge()
+
+
+@pytest.mark.slow
+def test_a_faithful_port_passes_and_names_of_both_sides_stay_apart(small_corpus):
+    row = real_models.run_in_subprocess(_case("good"), small_corpus, timeout=300)
+    assert row["passed"] and row["builds"] and row["stage"] is None, row
+    assert row["markers"] == 1 and row["files"] == ["torchvision/tiny.py"]
+
+
+def test_a_planted_divergence_is_named(small_corpus, in_process):
+    row = in_process(_case("wrong_slope"), small_corpus)
+    assert row["builds"] and not row["passed"]
+    assert row["stage"] == "parity-forward"
+    assert row["first_divergence"]["forward"] == "act"
+    assert row["error"].startswith("first divergence at act")
+
+
+def test_a_build_failure_names_the_stage_and_the_converted_line(small_corpus, in_process):
+    row = in_process(_case("broken"), small_corpus)
+    assert not row["builds"] and row["stage"] == "build-ms"
+    lines = (Path(small_corpus) / "ms" / "torchvision" / "tiny.py").read_text().splitlines()
+    line = next(i for i, ln in enumerate(lines, 1) if "raise ValueError" in ln)
+    assert row["error"] == f"ValueError: planted build failure (at ms/torchvision/tiny.py:{line})"
