@@ -77,7 +77,7 @@ def test_fast_subset_end_to_end(corpus, tmp_path):
     out = tmp_path / "real_models.md"
     js = tmp_path / "rows.json"
     args = [sys.executable, os.path.join(ROOT, "benchmarks", "real_models.py"), "--corpus", corpus, "--out", str(out),
-            "--json", str(js), "--timeout", "400"]
+            "--json", str(js), "--timeout", "400", "--no-shortcut"]
     for m in FAST:
         args += ["--only", m]
     r = subprocess.run(args, capture_output=True, text=True, timeout=1500, cwd=ROOT,
