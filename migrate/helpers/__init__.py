@@ -104,10 +104,22 @@ def emit(text: str) -> str:
     lines = text.splitlines(keepends=True)
     at = _insertion_line(tree)
     bound = _top_level_bindings(tree, at)
-    shorts = [s for s in _IMPORTS if any(s in h.shorts for h in helpers) and s not in bound]
-    block = [BANNER + "\n"] + [_IMPORTS[s] + "\n" for s in shorts]
+    other = _bound_otherwise(tree)  # names the file binds to something else (its own `nn`, torch's kept as nn...)
+    wanted = [s for s in _IMPORTS if any(s in h.shorts for h in helpers)]
+    alias = {s: f"_msmigrate_{s}" for s in wanted if s in other}
+    block = [BANNER + "\n"]
+    for s in wanted:
+        if s in alias:  # the helpers use a private name, so the file's own binding stays what it was
+            block.append(_IMPORTS[s].replace(f" {s}", f" {s} as {alias[s]}", 1)
+                         if " as " not in _IMPORTS[s] else _IMPORTS[s].rsplit(" as ", 1)[0] + f" as {alias[s]}")
+            block.append("\n")
+        elif s not in bound:
+            block.append(_IMPORTS[s] + "\n")
     for h in helpers:
-        block += ["\n", "\n", h.source]
+        source = h.source
+        for s, a in alias.items():
+            source = re.sub(rf"(?<![\w.]){s}\.", f"{a}.", source)
+        block += ["\n", "\n", source]
     block += ["\n", "\n"]
     prefix = "".join(lines[:at])
     if prefix and not prefix.endswith("\n"):
@@ -141,6 +153,45 @@ def _only_imports(node) -> bool:
 
 def _is_assign_none(n) -> bool:
     return isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is None
+
+
+_MS_OBJECTS = {"ms": ("mindspore", None), "ops": ("mindspore", "ops"), "nn": ("mindspore", "nn"), "np": ("numpy", None)}
+
+
+def _bound_otherwise(tree: ast.Module) -> set[str]:
+    """Short names (ms, ops, nn, np) that some top-level statement binds to anything but the MindSpore / numpy
+    object the helpers mean."""
+    out = set()
+    for node in tree.body:
+        for target, value in _bindings(node):
+            if target in _MS_OBJECTS and value != _MS_OBJECTS[target]:
+                out.add(target)
+    return out
+
+
+def _bindings(node):
+    """(name, (module, attr) or None) for each name a top-level statement binds."""
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            yield (a.asname or a.name.split(".")[0]), ((a.name, None) if a.asname or "." not in a.name else None)
+    elif isinstance(node, ast.ImportFrom):
+        for a in node.names:
+            yield (a.asname or a.name), ((node.module, a.name) if not node.level else None)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, None
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    yield n.id, None
+    elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                yield from _bindings(child)
+            elif isinstance(child, ast.ExceptHandler):
+                for c in child.body:
+                    yield from _bindings(c)
 
 
 def _top_level_bindings(tree: ast.Module, before_line: int) -> set[str]:

@@ -1,9 +1,9 @@
-"""Rules for optimizers, checkpoints and data loading (mappings/optim.toml, mappings/training.toml)."""
+"""Rules for optimizers, checkpoints and data loading (migrate/mappings/optim.toml, migrate/mappings/training.toml)."""
 from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import Unsupported, code, expr
+from ..core.cst_util import Unsupported, code, expr
 
 
 class _TrainableParams(cst.CSTTransformer):

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..core import emit
+
 from .calls import code
-from .transformer import MARKER
+from ..core.diagnostics import add_markers
 
 NO_GRAD = "ms._no_grad()"
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
@@ -129,7 +131,7 @@ def _ordered_names(nodes) -> list[str]:
 
 
 def _stmt(src: str) -> cst.BaseStatement:
-    return cst.parse_statement(src)
+    return emit.statement(src)
 
 
 class _Step:
@@ -140,8 +142,8 @@ class _Step:
 
 
 class TrainingPass:
-    def __init__(self, module: cst.Module, rewriter) -> None:
-        self.module, self.rw = module, rewriter
+    def __init__(self, module: cst.Module, ctx) -> None:
+        self.module, self.ctx = module, ctx
         self.counter = 0
         self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
@@ -149,16 +151,10 @@ class TrainingPass:
 
     # -- reporting -----------------------------------------------------------------------------------
     def fail(self, stmt, api: str, reason: str):
-        self.rw.uses += 1
-        self.rw.records.append((api, reason, self.rw.origins.get(stmt, stmt)))
-        text = f"{MARKER} {api}: {reason}"
-        if any(ln.comment and ln.comment.value == text for ln in stmt.leading_lines):
-            return stmt
-        return stmt.with_changes(leading_lines=[*stmt.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+        return add_markers(stmt, [self.ctx.unsupported(api, reason, self.ctx.origins.get(stmt, stmt))])
 
     def ok(self, api: str):
-        self.rw.uses += 1
-        self.rw.apis[api] += 1
+        self.ctx.ok(api)
 
     @staticmethod
     def _optimizer_models(module) -> dict[str, set[str]]:
@@ -338,13 +334,13 @@ class TrainingPass:
                 continue
             clip = _clip(s)
             if clip is not None and any(st["i_bw"] < j < st["i_step"] for st in built):
-                new.append(s.with_changes(body=[cst.parse_statement(
+                new.append(s.with_changes(body=[emit.statement(
                     f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
                 self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
                 continue
             step = next((st for st in built if st["i_step"] == j), None)
             if step is not None:
-                new.append(s.with_changes(body=[cst.parse_statement(f"{step['opt']}(grads)\n").body[0]]))
+                new.append(s.with_changes(body=[emit.statement(f"{step['opt']}(grads)\n").body[0]]))
                 continue
             new.append(s)
         for step in built:
@@ -465,7 +461,7 @@ class TrainingPass:
         body_src = "".join(code(s.with_changes(leading_lines=[ln for ln in s.leading_lines if ln.comment]))
                            for s in slice_stmts)
         fn_src = f"def {fwd}({', '.join(params)}):\n" + _indent(body_src) + f"    return {ret}\n"
-        defs = [cst.parse_statement(fn_src),
+        defs = [emit.statement(fn_src),
                 _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
                       + (", has_aux=True)\n" if aux else ")\n"))]
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
@@ -600,18 +596,6 @@ class _NoGrad(cst.CSTTransformer):
         return updated.with_changes(body=self._flatten(updated.body))
 
 
-def run(module: cst.Module, rewriter) -> cst.Module:
-    """Rewrite the training steps of ``module``. Imports are added afterwards by ``Rewriter.finish`` from the
-    final text (its placeholder is still in the tree); a rewriter that already wrote its imports gets
-    ``import mindspore as ms`` here when the pass introduced ``ms.``."""
-    new = TrainingPass(module, rewriter).run()
-    if ("ms." in new.code and "__msmigrate_imports__" not in new.code
-            and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body)):
-        from .transformer import _after_preamble
-
-        body = list(new.body)
-        at = next((i for i, s in enumerate(body) if code(s).lstrip().startswith(("import mindspore", "from mindspore"))),
-                  _after_preamble(body))
-        body.insert(at, _stmt("import mindspore as ms\n"))
-        new = new.with_changes(body=body)
-    return new
+def run(module: cst.Module, ctx) -> cst.Module:
+    """Rewrite the training steps of ``module`` (imports are applied after every pass, by the import plan)."""
+    return TrainingPass(module, ctx).run()
