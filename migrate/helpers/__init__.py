@@ -122,11 +122,15 @@ def emit(text: str) -> str:
         block += ["\n", "\n", source]
     block += ["\n", "\n"]
     prefix = "".join(lines[:at])
+    nl = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings (CRLF input stays CRLF)
     if prefix and not prefix.endswith("\n"):
-        prefix += "\n"
+        prefix += nl
     if prefix.strip():
         block = ["\n", "\n"] + block
-    return prefix + "".join(block) + "".join(lines[at:]).lstrip("\n")
+    body = "".join(block)
+    if nl != "\n":
+        body = body.replace("\n", nl)
+    return prefix + body + "".join(lines[at:]).lstrip("\r\n")
 
 
 def _insertion_line(tree: ast.Module) -> int:

@@ -219,3 +219,19 @@ def test_a_converted_package_runs_with_relative_imports(tmp_path):
     for f in ("ops.py", "inner.py"):
         assert "msmigrate" not in "".join(ln for ln in (out / "pkg" / f).read_text().splitlines()
                                           if ln.startswith(("import", "from")))
+
+
+def test_crlf_input_gives_the_crlf_form_of_the_lf_output():
+    src = "import torch\n\n\ndef f(x):\n    return torch.roll(x, 1)\n"
+    lf = convert_source(src).code
+    crlf = convert_source(src.replace("\n", "\r\n")).code
+    assert crlf == lf.replace("\n", "\r\n")
+
+
+def test_a_file_binding_nn_itself_keeps_it_and_the_helpers_use_a_private_name():
+    src = HEADER + "import numpy\nnn_like = 1\nnp = numpy\n\n\nclass M(nn.Module):\n    def __init__(self):\n" \
+          "        super().__init__()\n        self.u = nn.Unfold(3)\n"
+    code = helpers.emit("import mindspore as ms\nops = 3\n\n\ndef f(x):\n    return _msmigrate_roll(x, 1)\n")
+    assert "from mindspore import ops as _msmigrate_ops" in code and "_msmigrate_ops.cat(" in code
+    assert "\nops = 3\n" in code
+    assert convert_source(src).code.count("def _msmigrate") == 0  # Unfold is a Cell: no function helper
