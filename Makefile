@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test test-fast docs bench usage clean
+.PHONY: setup demo test test-fast docs bench bench-real usage clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,10 @@ bench: setup
 # torch API use ranking over real packages (downloads them into the git-ignored benchmarks/corpus/, ~15 minutes)
 usage: setup
 	$(VPY) benchmarks/api_usage.py
+
+# the real-model corpus (downloads three wheels into benchmarks/corpus/; tens of minutes): docs/real_models.md
+bench-real: setup
+	$(VPY) benchmarks/real_models.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0

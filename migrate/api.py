@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 
+from . import helpers  # composed ops written into converted files (migrate/helpers)
 from .core import pipeline
 from .core.resolve import Project
 from .report import FileResult, InputError, Report
@@ -27,6 +28,8 @@ def convert_source(code: str, filename: str = "<string>", jit: bool = False,
     this file, gives a result whose ``.errors`` names it and whose ``.code`` is the input unchanged.
     """
     result = pipeline.convert(code, filename, project)
+    if not result.errors:
+        result.code = helpers.emit(result.code)
     if jit and not result.errors:
         prepare_jit(result)
         apply_jit(result)

@@ -128,7 +128,9 @@ def load_rules(path: str | None = None) -> Rules:
 def _rule_for_class(cls, table: dict, framework: str):
     """The rule for a class or its nearest framework base class (user subclasses of nn.BatchNorm2d)."""
     for base in cls.__mro__:
-        if base.__name__ in table and base.__module__.split(".")[0] == framework:
+        # generated helper Cells (migrate/helpers: _MsmigrateInstanceNorm...) live in the converted module itself
+        generated = framework == "mindspore" and base.__name__.startswith("_Msmigrate")
+        if base.__name__ in table and (generated or base.__module__.split(".")[0] == framework):
             return table[base.__name__]
     return None
 

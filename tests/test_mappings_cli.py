@@ -23,8 +23,10 @@ def test_mappings_text_lists_targets_and_reasons(capsys):
     assert code == 0
     assert "torch.nn.Conv2d  [class]  -> mindspore.nn.Conv2d" in out
     assert "renames groups->group, bias->has_bias" in out
-    assert "torch.nn.InstanceNorm2d  [class]  -> unsupported" in out
-    assert "no CPU kernel for InstanceNorm" in out
+    assert "torch.nn.PairwiseDistance  [class]  -> unsupported" in out
+    assert "no PairwiseDistance cell" in out
+    assert "torch.nn.InstanceNorm2d  [class]  -> _MsmigrateInstanceNorm(2, {num_features}" in out
+    assert "helper instance_norm: its MindSpore code is written into the converted file" in out
     assert f"{len(load_table())} APIs:" in out
 
 
@@ -80,7 +82,7 @@ z = nn.Linear(2, 2)
 BAD = """import torch.nn as nn
 import torch.nn.functional as F
 
-norm = nn.InstanceNorm2d(8)
+dist = nn.PairwiseDistance()
 x = F.one_hot(labels)
 """
 
@@ -111,9 +113,9 @@ def test_scan_unsupported_with_file_line_and_reason(capsys, project):
     code, out, _ = run_cli(capsys, "scan", str(project))
     assert code == 3
     bad = project / "pkg" / "bad.py"
-    assert f"{bad}:4: torch.nn.InstanceNorm2d: MindSpore 2.10 has no CPU kernel" in out
+    assert f"{bad}:4: torch.nn.PairwiseDistance: MindSpore 2.10 has no PairwiseDistance cell" in out
     assert f"{bad}:5: torch.nn.functional.one_hot: num_classes=-1" in out
-    assert "unsupported  torch.nn.InstanceNorm2d" in out
+    assert "unsupported  torch.nn.PairwiseDistance" in out
     assert "unsupported uses: 2 (2 APIs)" in out
 
 
@@ -123,7 +125,7 @@ def test_scan_json(capsys, project):
     assert code == 3
     data = json.loads(out)
     assert data["files"] == 2
-    assert data["unsupported_apis"] == ["torch.nn.InstanceNorm2d", "torch.nn.functional.one_hot"]
+    assert data["unsupported_apis"] == ["torch.nn.PairwiseDistance", "torch.nn.functional.one_hot"]
     linear = next(a for a in data["apis"] if a["api"] == "torch.nn.Linear")
     assert linear == {"api": "torch.nn.Linear", "uses": 3, "converted": 3, "unsupported": 0}
     assert data["api_uses"] == sum(a["uses"] for a in data["apis"])

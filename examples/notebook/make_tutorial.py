@@ -43,7 +43,7 @@ CELLS = [
                   "    optimizer.step()\n"
                   "    print(epoch, loss.item())", execution_count=5),
     new_code_cell("%%bash\necho 'not python: kept as written'\nls -l | head -3"),
-    new_code_cell("gram = torch.einsum('bi,bj->ij', x.flatten(1), x.flatten(1))\n"
+    new_code_cell("gram = torch.fmin(x.flatten(1), x.flatten(1).flip(1))\n"
                   "files = !ls\n"
                   "%timeit model(x)\n"
                   "print(gram.shape)"),

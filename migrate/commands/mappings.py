@@ -52,6 +52,8 @@ def describe(entry) -> dict:
         out["forms"] = forms
     if entry.rule:
         out["rule"] = entry.rule
+    if entry.helper:  # composed MindSpore code written into the converted file (migrate/helpers)
+        out["helper"] = entry.helper
     if entry.inplace:  # a whole statement x.op_(...) is written back with copy_ (or rebinds x)
         out["inplace"] = {"value": entry.inplace, "write": "rebind" if entry.rebind else "copy_"}
     if entry.rename:
@@ -98,6 +100,8 @@ def _details(d: dict) -> list[str]:
         out.append("adds " + ", ".join(f"{k}={v}" for k, v in d["adds"].items()))
     if d.get("rule") and (d.get("mindspore") or d.get("forms")):
         out.append(f"rule {d['rule']}")
+    if d.get("helper"):
+        out.append(f"helper {d['helper']}: its MindSpore code is written into the converted file")
     for name, reason in d.get("limits", {}).items():
         out.append(f"refuses {name}: {reason}")
     if d.get("reason"):

@@ -70,7 +70,9 @@ def randint(call) -> None:
         call.bound["size"] = call.bound.pop("high")
         call.bound["high"] = call.bound.pop("low")
         call.set("low", "0")
-    elif "high" not in call.bound:  # randint(high, size=...): the one positional is high
+    elif "high" not in call.bound:  # randint(high, size=...): the one positional argument is high
+        if "low" not in call.bound:
+            raise Unsupported("needs high")
         call.bound["high"] = call.bound.pop("low")
         call.set("low", "0")
     if "low" not in call.bound:

@@ -17,7 +17,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper",
 }
 
 
@@ -56,6 +56,7 @@ class Entry:
     # ``recv.copy_(value)`` (keeps aliases and recv's dtype), or by ``recv = value`` when ``rebind`` (shape changes).
     inplace: str | None = None
     rebind: bool = False
+    helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -146,6 +147,11 @@ def _entry(raw: dict, where: str) -> Entry:
     kp = raw.get("keep_positional", 0)
     if not isinstance(kp, int) or kp < 0 or kp > len(args):
         raise fail("keep_positional must be an int between 0 and len(args)")
+    if raw.get("helper") is not None:
+        from .. import helpers
+
+        if raw["helper"] not in helpers.registry():
+            raise fail(f"unknown helper {raw['helper']!r} (known: {sorted(helpers.registry())})")
     if raw.get("rule"):
         from . import rules
 
@@ -158,7 +164,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), source=where,
+        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), source=where,
     )
 
 

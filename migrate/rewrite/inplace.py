@@ -47,8 +47,7 @@ def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, i
         raise Unsupported(VALUE_USED.format(name=entry.method_name))
     if dotted(original.func.value) is None:
         recv = original.func.value
-        text = " ".join(code(recv).split())  # one line: the reason goes into a `#` marker comment
-        raise Unsupported(BAD_RECEIVER.format(recv=text) + (SUBSCRIPT if isinstance(recv, cst.Subscript) else ""))
+        raise Unsupported(BAD_RECEIVER.format(recv=_one_line(code(recv))) + (SUBSCRIPT if isinstance(recv, cst.Subscript) else ""))
     new = value(updated, entry, table)
     if entry.rebind:
         return new, True
@@ -60,3 +59,10 @@ def rebind_statement(expr_stmt: cst.Expr, target: cst.BaseExpression) -> cst.Ass
     """``recv.op_(...)`` as a statement -> ``recv = <new value>``."""
     return cst.Assign(targets=[cst.AssignTarget(target=target)], value=expr_stmt.value,
                       semicolon=expr_stmt.semicolon)
+
+
+def _one_line(src: str, limit: int = 80) -> str:
+    """Source for a marker, which is one comment line: whitespace (and comments inside the expression) collapsed."""
+    text = " ".join(ln.split("#", 1)[0].strip() for ln in src.splitlines())
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -165,3 +165,14 @@ def test_statement_forms():
 ])
 def test_unsupported_inplace(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)
+
+
+def test_marker_for_a_receiver_spanning_lines_is_one_comment_line():
+    # torchvision's autoaugment: a chained in-place call whose receiver holds a comment and a line break
+    src = HEADER + ("def f(cum_hist, step):\n    cum_hist.add_(step // 2\n    # a comment inside the receiver\n"
+                    "    ).clamp_(min=1)\n    return cum_hist\n")
+    result = convert_source(src)
+    markers = [ln for ln in result.code.splitlines() if "msmigrate: unsupported Tensor.clamp_" in ln]
+    assert len(markers) == 1 and "cum_hist.add_(step // 2 ).clamp_" not in markers[0]
+    assert "the receiver `cum_hist.add_(step // 2 )`" in markers[0]
+    compile(result.code, "converted.py", "exec")  # still parses

@@ -228,8 +228,10 @@ CASES = [
     *call_cases("torch.rand_like", ["torch.rand_like(x)", "torch.rand_like(x, dtype=torch.float64)"], X, compare="shape"),
     *call_cases("torch.randn_like", ["torch.randn_like(x)", "torch.randn_like(input=x)"], X, compare="shape"),
     *call_cases("torch.randint", ["torch.randint(10, (2, 3))", "torch.randint(3, 10, (4,))", "torch.randint(0, 5, size=(2, 2))",
-                                  "torch.randint(low=1, high=4, size=(3,), dtype=torch.int32)", "torch.randint(high=8, size=(5,))"],
-                {}, compare="shape"),
+                                  "torch.randint(low=1, high=4, size=(3,), dtype=torch.int32)", "torch.randint(high=8, size=(5,))",
+                                  "torch.randint(6, size=(2, 4))"], {}, compare="shape"),
+    *call_cases("torch.randint", ["bool((torch.randint(3, size=(64,)) < 3).all())",
+                                  "bool((torch.randint(2, 4, size=(64,)) >= 2).all())"], {}),
     *call_cases("torch.randperm", ["torch.randperm(5)", "torch.randperm(n=4, dtype=torch.int32)"], {}, compare="shape"),
     *call_cases("torch.randperm", ["torch.randperm(6).sort()[0]"], {}),
     *call_cases("torch.clone", ["torch.clone(x)", "torch.clone(input=x)"], X),
@@ -246,7 +248,6 @@ def test_torch_math(case):
 
 
 @pytest.mark.parametrize("code,api,reason", [
-    ("torch.roll(x, 1)", "torch.roll", "CPU kernel"),
     ("torch.fmin(x, y)", "torch.fmin", "CPU kernel"),
     ("torch.round(x, decimals=2)", "torch.round", "decimals=0"),
     ("torch.diff(x, 2)", "torch.diff", "n=1"),

@@ -34,10 +34,10 @@ def test_tutorial_converts_cell_by_cell(tut, tmp_path, capsys):
     assert tut.read_bytes() == before  # the source is never touched
     # report lines name the cell and the line within it (cell 9 starts with %%time, then optimizer, criterion)
     assert f"{tut}:cell 9:line 3: unsupported torch.nn.CrossEntropyLoss" in stdout
-    assert f"{tut}:cell 11:line 1: unsupported torch.einsum" in stdout
+    assert f"{tut}:cell 11:line 1: unsupported torch.fmin" in stdout
     report = json.loads((tmp_path / "r.json").read_text())
     assert {(u["cell"], u["line"], u["api"]) for u in report["unsupported"]} == {
-        (9, 3, "torch.nn.CrossEntropyLoss"), (11, 1, "torch.einsum")}
+        (9, 3, "torch.nn.CrossEntropyLoss"), (11, 1, "torch.fmin")}
 
     nb = nbformat.read(out / "tutorial.ipynb", as_version=4)
     nbformat.validate(nb)
@@ -63,7 +63,7 @@ def test_tutorial_converts_cell_by_cell(tut, tmp_path, capsys):
     assert "from mindspore import nn, ops" in src[2]
     # the training loop of the %%time cell became the functional step, and the marker is a comment in its cell
     assert "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)" in src[8]
-    assert "# msmigrate: unsupported torch.einsum:" in src[10].splitlines()[0]
+    assert "# msmigrate: unsupported torch.fmin:" in src[10].splitlines()[0]
 
 
 def test_keep_outputs(tut, tmp_path):
@@ -122,7 +122,7 @@ def test_scan_reads_notebooks(tut, capsys):
     assert s["files"] == 1
     assert {(u["cell"], u["line"]) for u in s["unsupported"]} == {(9, 3), (11, 1)}
     assert main(["scan", str(tut)]) == 3
-    assert f"{tut}:cell 11:line 1: torch.einsum:" in capsys.readouterr().out
+    assert f"{tut}:cell 11:line 1: torch.fmin:" in capsys.readouterr().out
 
 
 # ---- lint --------------------------------------------------------------------------------------------------------

@@ -1,0 +1,583 @@
+"""Real models, ported with no hand edit: do they build in MindSpore and pass parity?
+
+The corpus is real code from the package index: torchvision's classification and segmentation models,
+segmentation_models_pytorch (smp) Unet / UnetPlusPlus / FPN / DeepLabV3 with resnet and vgg encoders, and a spread
+of timm models. The benchmark
+
+1. downloads the wheels (``pip download --no-deps``, pinned versions) into ``benchmarks/corpus/`` (git-ignored, never
+   committed) and unpacks them; smp's one non-torch import, huggingface_hub, is installed there too;
+2. converts each package's sources with the real CLI, ``msmigrate convert PKG -o ms/PKG --report ...``;
+3. for each model, in its own subprocess (a crash or a hang costs one row): builds it in torch from the original
+   sources, builds it in MindSpore from the converted sources (each side in its own import namespace: the three
+   packages are dropped from ``sys.modules`` between the two), copies the weights (``migrate.weights``) and runs
+   ``migrate.parity.compare`` forward and backward on a small random input;
+4. writes ``docs/real_models.md``: model, markers left, builds, parity verdict, first divergence, seconds, and for
+   every failure the stage and the one-line error (with the converted file and line it came from).
+
+    .venv/bin/python benchmarks/real_models.py                      # the whole corpus (tens of minutes)
+    .venv/bin/python benchmarks/real_models.py --only resnet18      # models whose id contains a text
+    .venv/bin/python benchmarks/real_models.py --skip-convert       # reuse the converted packages
+    .venv/bin/python benchmarks/real_models.py --fetch-only         # just download and unpack
+
+One environment fix is applied on both sides alike, and is not a hand edit of a model: torchvision's
+``_meta_registrations`` (fake kernels for its C++ detection ops, whose CUDA build cannot load beside the CPU
+torch 2.13.0 here) is replaced by an empty module. No model in the corpus uses those ops.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+import zipfile
+from dataclasses import asdict, dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "benchmarks", "corpus")
+DOC = os.path.join(ROOT, "docs", "real_models.md")
+
+# torchvision 0.28 is the release built against torch 2.13.0 (its metadata requires torch==2.13.0 exactly)
+WHEELS = {"torchvision": "torchvision==0.28.0", "timm": "timm==1.0.31",
+          "segmentation_models_pytorch": "segmentation_models_pytorch==0.6.0"}
+PACKAGES = list(WHEELS)            # converted in this order; smp imports timm and torchvision
+HUB_DEPS = "huggingface_hub==2.4.0"  # smp imports it at module level (hub mixin); no torch in its dependencies
+MARKER = "# msmigrate: unsupported"
+DEPENDS = {"torchvision": ["torchvision"], "timm": ["timm", "torchvision"],  # what each converted package imports
+           "segmentation_models_pytorch": ["segmentation_models_pytorch", "timm", "torchvision"]}
+
+
+# ------------------------------------------------------------------------------ the corpus
+@dataclass
+class Case:
+    id: str                      # unique, "package/model"
+    module: str                  # importable module holding the factory
+    factory: str                 # attribute of module (a function or class)
+    args: list = field(default_factory=list)
+    kwargs: dict = field(default_factory=dict)
+    input: tuple = (2, 3, 64, 64)
+    note: str = ""
+
+
+def _tv(name, input=(2, 3, 64, 64), **kw):
+    return Case(f"torchvision/{name}", "torchvision.models", name, kwargs={"weights": None, "num_classes": 10, **kw},
+                input=input)
+
+
+def _tvseg(name, **kw):
+    return Case(f"torchvision/{name}", "torchvision.models.segmentation", name,
+                kwargs={"weights": None, "weights_backbone": None, "num_classes": 3, **kw})
+
+
+def _smp(arch, encoder):
+    return Case(f"smp/{arch}-{encoder}", "segmentation_models_pytorch", arch,
+                kwargs={"encoder_name": encoder, "encoder_weights": None, "classes": 2})
+
+
+def _timm(name, input=(2, 3, 64, 64), **kw):
+    return Case(f"timm/{name}", "timm", "create_model", args=[name],
+                kwargs={"pretrained": False, "num_classes": 10, **kw}, input=input)
+
+
+TORCHVISION = [
+    _tv("resnet18"), _tv("resnet34"), _tv("resnet50"), _tv("resnet101"), _tv("resnet152", input=(2, 3, 32, 32)),
+    _tv("resnext50_32x4d"), _tv("wide_resnet50_2", input=(2, 3, 32, 32)),
+    _tv("vgg11"), _tv("vgg11_bn"), _tv("vgg13"), _tv("vgg13_bn"), _tv("vgg16"), _tv("vgg16_bn"), _tv("vgg19"),
+    _tv("vgg19_bn"),
+    _tv("alexnet"), _tv("squeezenet1_0"), _tv("squeezenet1_1"), _tv("densenet121"),
+    _tv("mobilenet_v2"), _tv("mobilenet_v3_small"), _tv("mobilenet_v3_large"),
+    _tv("efficientnet_b0"), _tv("efficientnet_v2_s"), _tv("mnasnet0_5"), _tv("shufflenet_v2_x0_5"),
+    _tv("regnet_x_400mf"), _tv("regnet_y_400mf"),
+    _tv("googlenet", aux_logits=False, init_weights=False), _tv("inception_v3", input=(2, 3, 80, 80),
+                                                                aux_logits=False, init_weights=False),
+    _tv("convnext_tiny"), _tv("swin_t"), _tv("vit_b_16", input=(2, 3, 32, 32), image_size=32),
+    _tvseg("fcn_resnet50"), _tvseg("deeplabv3_resnet50"), _tvseg("deeplabv3_mobilenet_v3_large"),
+    _tvseg("lraspp_mobilenet_v3_large"),
+]
+
+SMP = [_smp(a, e) for a in ("Unet", "UnetPlusPlus", "FPN") for e in ("resnet18", "resnet34", "vgg11", "vgg16")] + [
+    # smp's DeepLabV3 needs a dilatable encoder: its vgg encoders refuse `make_dilated`, so only resnets
+    _smp("DeepLabV3", "resnet18"), _smp("DeepLabV3", "resnet34"),
+]
+
+TIMM = [
+    _timm("resnet10t"), _timm("resnet18"), _timm("resnet18d"), _timm("resnet26d"), _timm("resnet34"),
+    _timm("resnet50"), _timm("seresnet18"), _timm("ecaresnet26t"), _timm("resnext26ts"), _timm("resnest14d"),
+    _timm("res2net50_26w_4s"), _timm("skresnet18"), _timm("dla34"), _timm("densenet121"), _timm("vgg11"),
+    _timm("vgg11_bn"), _timm("repvgg_a0"), _timm("regnetx_002"), _timm("regnety_002"), _timm("cspresnet50"),
+    _timm("efficientnet_b0"), _timm("efficientnet_lite0"), _timm("tf_efficientnet_b0"), _timm("mobilenetv2_050"),
+    _timm("mobilenetv3_small_050"), _timm("mobilenetv3_large_100"), _timm("mixnet_s"), _timm("mnasnet_small"),
+    _timm("fbnetc_100"), _timm("spnasnet_100"), _timm("ghostnet_100"), _timm("lcnet_050"), _timm("tinynet_e"),
+    _timm("rexnet_100"), _timm("hardcorenas_a"), _timm("mobileone_s0"), _timm("gernet_s"),
+    _timm("selecsls42b"), _timm("hrnet_w18_small"), _timm("inception_v3", input=(2, 3, 80, 80)),
+    _timm("convnext_atto"), _timm("poolformer_s12"), _timm("convmixer_768_32", input=(2, 3, 32, 32)),
+    _timm("vit_tiny_patch16_224", img_size=64), _timm("deit_tiny_patch16_224", img_size=64),
+    _timm("swin_tiny_patch4_window7_224", input=(2, 3, 56, 56), img_size=56), _timm("mobilevit_xxs"), _timm("levit_128s", img_size=64),
+    _timm("pit_ti_224", img_size=64), _timm("edgenext_xx_small"), _timm("efficientvit_b0"),
+    _timm("fastvit_t8"), _timm("coat_lite_tiny", img_size=64), _timm("xcit_nano_12_p16_224", img_size=64),
+]
+
+CASES = TORCHVISION + SMP + TIMM
+
+
+# ------------------------------------------------------------------------------ fetch and convert
+class FetchError(RuntimeError):
+    """The corpus cannot be downloaded (no network, no index): one line."""
+
+
+def _pip(*args, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check", "-q"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def fetch(corpus: str = CORPUS, packages=PACKAGES, log=print) -> dict:
+    """Download and unpack the wheels of ``packages`` (and smp's huggingface_hub); returns {package: version}.
+    Nothing is downloaded again when it is already there. Raises FetchError with pip's last line."""
+    wheels, site, deps = (os.path.join(corpus, d) for d in ("wheels", "site", "deps"))
+    os.makedirs(wheels, exist_ok=True)
+    versions = {}
+    for pkg in packages:
+        spec = WHEELS[pkg]
+        dist = pkg.replace("-", "_")
+        have = [w for w in os.listdir(wheels) if w.startswith(dist + "-" + spec.split("==")[1] + "-")]
+        if not have:
+            log(f"downloading {spec}")
+            r = _pip("download", "--no-deps", "-d", wheels, spec)
+            have = [w for w in os.listdir(wheels) if w.startswith(dist + "-" + spec.split("==")[1] + "-")]
+            if r.returncode or not have:
+                raise FetchError(f"pip download {spec} failed: {_last(r.stderr) or 'no wheel came back'}")
+        target = os.path.join(site, pkg)
+        if not os.path.isdir(target):
+            with zipfile.ZipFile(os.path.join(wheels, have[0])) as z:
+                z.extractall(site)
+        versions[pkg] = spec.split("==")[1]
+    if "segmentation_models_pytorch" in packages and not os.path.isdir(os.path.join(deps, "huggingface_hub")):
+        log(f"installing {HUB_DEPS} into {os.path.relpath(deps, ROOT)}")
+        r = _pip("install", "--target", deps, HUB_DEPS)
+        if r.returncode or not os.path.isdir(os.path.join(deps, "huggingface_hub")):
+            raise FetchError(f"pip install --target {HUB_DEPS} failed: {_last(r.stderr)}")
+        if os.path.isdir(os.path.join(deps, "torch")):  # never: checked because a second torch would be wrong
+            raise FetchError(f"{HUB_DEPS} pulled a torch into {deps}")
+    return versions
+
+
+def convert(pkg: str, corpus: str = CORPUS, timeout: int = 3600) -> dict:
+    """``msmigrate convert site/PKG -o ms/PKG --report ms/PKG.report.json`` through the real CLI."""
+    src, out = os.path.join(corpus, "site", pkg), os.path.join(corpus, "ms", pkg)
+    report = os.path.join(corpus, "ms", f"{pkg}.report.json")
+    shutil.rmtree(out, ignore_errors=True)
+    if os.path.exists(report):
+        os.remove(report)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run([sys.executable, "-m", "migrate.cli", "convert", src, "-o", out, "--report", report],
+                           capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+        rc, err = r.returncode, _last(r.stderr)
+        summary = _last(r.stdout)
+    except subprocess.TimeoutExpired:
+        rc, err, summary = -1, f"timed out after {timeout} s", ""
+    seconds = time.perf_counter() - t0
+    files = sum(1 for _ in _py_files(out)) if os.path.isdir(out) else 0
+    ok = rc in (0, 3) and files > 0  # 3: written, some API unsupported (markers)
+    markers = sum(_markers(p) for p in _py_files(out)) if ok else None
+    return {"package": pkg, "rc": rc, "ok": ok, "seconds": round(seconds, 1), "files": files, "markers": markers,
+            "error": None if ok else (err or f"exit {rc}, nothing written"), "summary": summary}
+
+
+def _py_files(d):
+    for dirpath, _, names in os.walk(d):
+        for n in names:
+            if n.endswith(".py"):
+                yield os.path.join(dirpath, n)
+
+
+def _markers(path) -> int:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return sum(1 for line in f if line.lstrip().startswith(MARKER))
+    except OSError:
+        return 0
+
+
+def _last(text: str) -> str:
+    lines = [ln.strip() for ln in (text or "").strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+# ------------------------------------------------------------------------------ one model (in a subprocess)
+_ACTIVE_CORPUS = CORPUS  # the corpus of the model being run (errors name their file relative to it)
+
+
+class StageError(Exception):
+    def __init__(self, stage, exc_or_text):
+        self.stage = stage
+        self.text = exc_or_text if isinstance(exc_or_text, str) else _describe(exc_or_text)
+        super().__init__(f"{stage}: {self.text}")
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: first line (at ms/timm/layers/x.py:12)``: the innermost frame inside the corpus, if any."""
+    first = next((ln.strip() for ln in str(exc).strip().splitlines() if ln.strip().strip("-=*# ")), "")
+    where = ""
+    corpus = os.path.abspath(_ACTIVE_CORPUS)
+    for fr in reversed(traceback.extract_tb(exc.__traceback__)):
+        if os.path.abspath(fr.filename).startswith(corpus + os.sep):
+            where = f" (at {os.path.relpath(fr.filename, corpus)}:{fr.lineno})"
+            break
+    return f"{type(exc).__name__}: {first[:240]}{where}"
+
+
+def _stub_meta_registrations():
+    import types
+
+    sys.modules["torchvision._meta_registrations"] = types.ModuleType("torchvision._meta_registrations")
+
+
+def _purge():
+    for name in list(sys.modules):
+        if name.split(".")[0] in PACKAGES:
+            del sys.modules[name]
+
+
+def _build(case: Case, corpus: str, side: str):
+    import importlib
+
+    _purge()
+    root = os.path.join(corpus, "site" if side == "torch" else "ms")
+    for d in (os.path.join(corpus, "site"), os.path.join(corpus, "ms")):
+        while d in sys.path:
+            sys.path.remove(d)
+    sys.path.insert(0, root)
+    deps = os.path.join(corpus, "deps")
+    if deps not in sys.path:
+        sys.path.insert(1, deps)
+    _stub_meta_registrations()
+    stage = f"import-{side}"
+    try:
+        module = importlib.import_module(case.module)
+        factory = getattr(module, case.factory)
+        stage = f"build-{side}"
+        model = factory(*case.args, **case.kwargs)
+    except Exception as exc:  # noqa: BLE001 - real code raises anything
+        raise StageError(stage, exc) from None
+    return model
+
+
+def _source_files(torch_model, corpus: str) -> list:
+    """Converted files holding the classes the model is made of (relative to ms/)."""
+    site = os.path.join(corpus, "site")
+    files = set()
+    for m in torch_model.modules():
+        mod = sys.modules.get(type(m).__module__)
+        path = getattr(mod, "__file__", None) or ""
+        if path.startswith(site):
+            files.add(os.path.relpath(path, site))
+    return sorted(files)
+
+
+def run_case(case: Case, corpus: str = CORPUS) -> dict:
+    """Build both sides, copy weights, compare. Returns the row (never raises)."""
+    import numpy as np
+
+    global _ACTIVE_CORPUS
+    _ACTIVE_CORPUS = corpus
+    row = {"id": case.id, "builds": False, "passed": False, "stage": None, "error": None, "markers": None,
+           "files": [], "first_divergence": None, "worst": None, "seconds": None}
+    t0 = time.perf_counter()
+    try:
+        from migrate.runtime import prepare_mindspore_env
+
+        prepare_mindspore_env()
+        import torch
+
+        torch.manual_seed(0)
+        tm = _build(case, corpus, "torch")
+        row["files"] = _source_files(tm, corpus)
+        row["markers"] = sum(_markers(os.path.join(corpus, "ms", f)) for f in row["files"])
+        x = np.random.default_rng(0).standard_normal(case.input).astype(np.float32)
+        try:
+            tm.train()
+            with torch.no_grad():
+                tm(torch.from_numpy(x))
+        except Exception as exc:  # noqa: BLE001
+            raise StageError("run-torch", exc) from None
+        import mindspore as ms
+
+        ms.set_seed(0)
+        mm = _build(case, corpus, "ms")
+        if not isinstance(mm, ms.nn.Cell):
+            raise StageError("build-ms", f"the converted factory returned a {type(mm).__module__}."
+                                         f"{type(mm).__name__}, not a mindspore.nn.Cell")
+        row["builds"] = True
+        from migrate.weights import torch_to_mindspore
+
+        try:
+            torch_to_mindspore({k: v.detach().clone() for k, v in tm.state_dict().items()}, mm)
+        except Exception as exc:  # noqa: BLE001
+            raise StageError("weights", exc) from None
+        from migrate.parity import compare
+
+        try:
+            report = compare(tm, mm, x)
+        except Exception as exc:  # noqa: BLE001
+            raise StageError("parity", exc) from None
+        d = report.to_dict()
+        row["passed"] = bool(report.passed)
+        fd = {k: v for k, v in (d.get("first_divergence") or {}).items() if v is not None}
+        row["first_divergence"] = fd or None
+        bad = [r for r in d.get("layers", []) if not r.get("passed")]
+        if bad:
+            r = bad[0]
+            row["worst"] = {"layer": r.get("name"), "type": r.get("type"), "scaled_err": r.get("scaled_err"),
+                            "note": r.get("note")}
+        if d.get("error"):
+            row["stage"], row["error"] = "parity", str(d["error"]).splitlines()[0][:300]
+        elif not report.passed:
+            row["stage"] = "parity-forward" if fd.get("forward") else "parity-backward"
+            where = fd.get("forward") or fd.get("backward") or fd.get("backward_param")
+            extra = ""
+            if row["worst"] and row["worst"].get("note"):
+                extra = f": {row['worst']['note']}"
+            elif row["worst"] and row["worst"].get("scaled_err") is not None:
+                extra = f": scaled error {_fmt(row['worst']['scaled_err'])}"
+            row["error"] = f"first divergence at {where}{extra}"
+    except StageError as exc:
+        row["stage"], row["error"] = exc.stage, exc.text
+    except Exception as exc:  # noqa: BLE001 - the benchmark's own fault, still one row
+        row["stage"], row["error"] = "harness", _describe(exc)
+    row["seconds"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (int, float)):
+        return f"{v:.2g}"
+    return str(v)
+
+
+def _worker_main(spec: str, corpus: str) -> None:
+    case = Case(**json.loads(spec))
+    case.input = tuple(case.input)
+    row = run_case(case, corpus)
+    sys.stdout.flush()
+    print("\n@@ROW@@" + json.dumps(row, default=str), flush=True)
+    os._exit(0)  # MindSpore's atexit handlers can hang on a half-built graph
+
+
+def run_in_subprocess(case: Case, corpus: str = CORPUS, timeout: int = 600) -> dict:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), GLOG_v="3")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(asdict(case)), "--corpus", corpus]
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"id": case.id, "builds": False, "passed": False, "stage": "timeout",
+                "error": f"no result after {timeout} s", "markers": None, "files": [], "first_divergence": None,
+                "worst": None, "seconds": round(time.perf_counter() - t0, 1)}
+    for line in reversed(r.stdout.splitlines()):
+        if line.startswith("@@ROW@@"):
+            return json.loads(line[len("@@ROW@@"):])
+    return {"id": case.id, "builds": False, "passed": False, "stage": "crash",
+            "error": f"worker exited {r.returncode}: {_last(r.stderr) or _last(r.stdout)}", "markers": None,
+            "files": [], "first_divergence": None, "worst": None, "seconds": round(time.perf_counter() - t0, 1)}
+
+
+# ------------------------------------------------------------------------------ the table
+class Progress:
+    """One line on stderr, redrawn: [#####.....] 12/96 timm/resnet18 ok 12.3s  (passed 7, built 9)."""
+
+    def __init__(self, total: int, stream=sys.stderr, width: int = 30):
+        self.total, self.stream, self.width, self.done, self.passed, self.built = total, stream, width, 0, 0, 0
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+
+    def start(self, label: str):
+        self._draw(f"{label} ...")
+
+    def finish(self, row: dict):
+        self.done += 1
+        self.passed += bool(row["passed"])
+        self.built += bool(row["builds"])
+        verdict = "pass" if row["passed"] else f"FAIL {row['stage']}"
+        self._draw(f"{row['id']} {verdict} {row['seconds']}s", final=True)
+
+    def _draw(self, text: str, final: bool = False):
+        filled = int(self.width * self.done / max(1, self.total))
+        bar = "#" * filled + "." * (self.width - filled)
+        line = f"[{bar}] {self.done}/{self.total} passed {self.passed} built {self.built} | {text}"
+        if self.tty:
+            self.stream.write("\r\x1b[K" + line[:160] + ("\n" if final and self.done == self.total else ""))
+        elif final:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _md_cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render(rows: list, conversions: list, versions: dict, total_seconds: float) -> str:
+    n = len(rows)
+    passed = sum(r["passed"] for r in rows)
+    built = sum(r["builds"] for r in rows)
+    by_pkg = {}
+    for r in rows:
+        p = by_pkg.setdefault(r["id"].split("/")[0], [0, 0, 0])
+        p[0] += 1
+        p[1] += r["builds"]
+        p[2] += r["passed"]
+    stages = {}
+    for r in rows:
+        if not r["passed"]:
+            stages[r["stage"]] = stages.get(r["stage"], 0) + 1
+    out = ["# Real models, ported with no hand edit", "",
+           "Generated by `benchmarks/real_models.py` (do not edit by hand). Each package is converted with "
+           "`msmigrate convert`; each model is built in torch from the original sources and in MindSpore from the "
+           "converted ones, its weights are copied with `migrate.weights`, and `migrate.parity.compare` runs "
+           "forward and backward on a random input (train mode, dropout disabled, the sum of the outputs as the "
+           "loss). Nothing is edited by hand.", "",
+           f"Corpus: {', '.join(f'{k} {v}' for k, v in versions.items())}; torch 2.13.0, MindSpore 2.10.0, CPU. "
+           f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min.", "",
+           f"**{passed} / {n} models pass parity ({100 * passed / max(1, n):.0f}%); {built} / {n} build in "
+           f"MindSpore ({100 * built / max(1, n):.0f}%).**", "",
+           "| package | models | build | pass parity |", "|---|---:|---:|---:|"]
+    for p, (k, b, ok) in by_pkg.items():
+        out.append(f"| {p} | {k} | {b} | {ok} |")
+    out += ["", "## Conversion", "", "| package | files | markers left | seconds | result |", "|---|---:|---:|---:|---|"]
+    for c in conversions:
+        res = "ok" if c["ok"] else _md_cell(f"FAILED (exit {c['rc']}): {c['error']}")
+        out.append(f"| {c['package']} | {c['files']} | {c['markers'] if c['markers'] is not None else '-'} | "
+                   f"{c['seconds']} | {res} |")
+    if stages:
+        out += ["", "## Where the failures stop", "", "| stage | models |", "|---|---:|"]
+        for s, k in sorted(stages.items(), key=lambda kv: -kv[1]):
+            out.append(f"| {s} | {k} |")
+        out += ["", "Stages: `convert` (the CLI failed on the package), `import-torch` / `build-torch` / "
+                "`run-torch` (the original model; a corpus problem, not a port problem), `import-ms` (importing "
+                "the converted package), `build-ms` (calling the converted factory), `weights` (copying the "
+                "state_dict), `parity` (MindSpore raised while running), `parity-forward` / `parity-backward` "
+                "(ran, numbers differ), `timeout`, `crash` (the worker died)."]
+    out += ["", "## Models", "",
+            "Markers left: `# msmigrate: unsupported` lines in the converted files that define the model's "
+            "classes. First divergence: the first layer whose forward output (or, failing that, input "
+            "gradient / parameter gradient) differs.", "",
+            "| model | markers left | builds | parity | first divergence | seconds | reason |",
+            "|---|---:|---|---|---|---:|---|"]
+    for r in rows:
+        fd = r.get("first_divergence") or {}
+        fdt = "; ".join(f"{k}: {v}" for k, v in fd.items()) or "-"
+        verdict = "pass" if r["passed"] else ("fail" if r["builds"] else "-")
+        reason = "" if r["passed"] else f"{r['stage']}: {r['error']}"
+        out.append(f"| {r['id']} | {r['markers'] if r['markers'] is not None else '-'} | "
+                   f"{'yes' if r['builds'] else 'no'} | {verdict} | {_md_cell(fdt)} | {r['seconds']} | "
+                   f"{_md_cell(reason)} |")
+    return "\n".join(out) + "\n"
+
+
+def _write_atomic(path: str, text: str) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def select(only: list | None) -> list:
+    if not only:
+        return list(CASES)
+    return [c for c in CASES if any(o in c.id for o in only)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", action="append", help="run the models whose id contains this text (repeatable)")
+    ap.add_argument("--corpus", default=CORPUS, help="download / conversion folder (default benchmarks/corpus)")
+    ap.add_argument("--out", default=DOC, help="the markdown table (default docs/real_models.md)")
+    ap.add_argument("--json", default=None, help="also write the rows as JSON (default CORPUS/real_models.json)")
+    ap.add_argument("--skip-convert", action="store_true", help="reuse CORPUS/ms from an earlier run")
+    ap.add_argument("--fetch-only", action="store_true")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per model (default 600)")
+    ap.add_argument("--list", action="store_true", help="print the corpus and exit")
+    ap.add_argument("--no-shortcut", action="store_true",
+                    help="run every model even after its module failed to import (by default later models of a "
+                         "module whose import failed get that row, marked 'not run again')")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.worker:
+        _worker_main(a.worker, a.corpus)
+        return 0
+    cases = select(a.only)
+    if a.list:
+        for c in cases:
+            print(c.id)
+        return 0
+    if not cases:
+        print("no model matches --only", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    needed = [p for p in PACKAGES if p == "torchvision" or any(c.module.split(".")[0] == p for c in cases)]
+    if "segmentation_models_pytorch" in needed:
+        needed = PACKAGES  # smp imports timm and torchvision
+    try:
+        versions = fetch(a.corpus, needed, log=lambda s: print(s, file=sys.stderr))
+    except (FetchError, subprocess.TimeoutExpired) as exc:
+        print(f"real_models: cannot fetch the corpus: {exc}", file=sys.stderr)
+        return 1
+    if a.fetch_only:
+        return 0
+    conv_path = os.path.join(a.corpus, "ms", "conversions.json")
+    if a.skip_convert and os.path.exists(conv_path):
+        with open(conv_path) as f:
+            conversions = [c for c in json.load(f) if c["package"] in needed]
+    else:
+        conversions = []
+        for pkg in needed:
+            print(f"converting {pkg} with msmigrate convert ...", file=sys.stderr, flush=True)
+            c = convert(pkg, a.corpus)
+            print(f"  {pkg}: {c['files']} files, {c['markers']} markers, {c['seconds']} s"
+                  + ("" if c["ok"] else f", FAILED: {c['error']}"), file=sys.stderr, flush=True)
+            conversions.append(c)
+        os.makedirs(os.path.dirname(conv_path), exist_ok=True)
+        _write_atomic(conv_path, json.dumps(conversions, indent=1))
+    failed = {c["package"]: c for c in conversions if not c["ok"]}
+    rows = []
+    import_failed = {}  # (stage, module) -> the first row that failed importing it: importing is deterministic
+    bar = Progress(len(cases))
+    for case in cases:
+        pkg = case.module.split(".")[0]
+        bad = next((failed[p] for p in DEPENDS.get(pkg, [pkg]) if p in failed), None)
+        same = import_failed.get(("import-torch", case.module)) or import_failed.get(("import-ms", case.module))
+        if bad:
+            rows.append({"id": case.id, "builds": False, "passed": False, "stage": "convert",
+                         "error": f"{bad['package']}: {bad['error']}", "markers": None, "files": [],
+                         "first_divergence": None, "worst": None, "seconds": 0.0})
+        elif same and not a.no_shortcut:
+            rows.append({**same, "id": case.id, "seconds": 0.0, "first_divergence": None, "markers": None, "files": [],
+                         "error": f"{same['error']} [the same import as {same['id']}: not run again]"})
+        else:
+            bar.start(case.id)
+            rows.append(run_in_subprocess(case, a.corpus, a.timeout))
+            if rows[-1]["stage"] in ("import-torch", "import-ms"):
+                import_failed[(rows[-1]["stage"], case.module)] = rows[-1]
+        bar.finish(rows[-1])
+    total = time.perf_counter() - t0
+    text = render(rows, conversions, versions, total)
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        _write_atomic(a.out, text)
+    json_path = a.json or os.path.join(a.corpus, "real_models.json")
+    _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions, "versions": versions}, indent=1))
+    passed = sum(r["passed"] for r in rows)
+    print(f"{passed}/{len(rows)} pass parity, {sum(r['builds'] for r in rows)}/{len(rows)} build; "
+          f"{total:.0f} s; table: {os.path.relpath(a.out, ROOT) if a.out else '-'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, ROOT)
+    sys.exit(main())
