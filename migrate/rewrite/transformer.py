@@ -335,6 +335,13 @@ class Rewriter(cst.CSTTransformer):
             return updated
         return self._reference(original, updated)
 
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+        """``data.Dataset[T_co]``: a generic torch base whose MindSpore form is ``object`` takes no parameters."""
+        if (isinstance(updated.value, cst.Name) and updated.value.value == "object"
+                and _torch(self.resolver.qualify(original.value))):
+            return updated.value
+        return updated
+
     def leave_Name(self, original: cst.Name, updated: cst.Name):
         if id(original) in self._skip:
             return updated
