@@ -34,7 +34,13 @@ _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 def applies(source: str) -> bool:
     return (".backward(" in source or "no_grad" in source or "inference_mode" in source
-            or "manual_seed" in source)
+            or "manual_seed" in source or any(name in source for name, _ in _helpers().values()))
+
+
+def _helpers():
+    from ..mapping.rules_training import HELPERS
+
+    return HELPERS
 
 
 # -- small helpers ---------------------------------------------------------------------------------------
@@ -601,10 +607,11 @@ class _NoGrad(cst.CSTTransformer):
 
 
 def run(module: cst.Module, rewriter) -> cst.Module:
-    """Rewrite the training steps of ``module``. Imports are added afterwards by ``Rewriter.finish`` from the
-    final text (its placeholder is still in the tree); a rewriter that already wrote its imports gets
-    ``import mindspore as ms`` here when the pass introduced ``ms.``."""
+    """Rewrite the training steps of ``module`` and write the helper definitions its conversion uses. Imports are
+    added afterwards by ``Rewriter.finish`` from the final text (its placeholder is still in the tree); a rewriter
+    that already wrote its imports gets ``import mindspore as ms`` here when the pass introduced ``ms.``."""
     new = TrainingPass(module, rewriter).run()
+    new = _add_helpers(new, rewriter)
     if ("ms." in new.code and "__msmigrate_imports__" not in new.code
             and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body)):
         from .transformer import _after_preamble
@@ -615,3 +622,32 @@ def run(module: cst.Module, rewriter) -> cst.Module:
         body.insert(at, _stmt("import mindspore as ms\n"))
         new = new.with_changes(body=body)
     return new
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
+                                                         and s.value.value == "__msmigrate_imports__")
+        for s in stmt.body)
+
+
+def _add_helpers(module: cst.Module, rewriter) -> cst.Module:
+    """The definitions (``rules_training.HELPERS``) of the helper targets this file's conversion used, after the
+    block of top-level imports, each once."""
+    wanted = [(name, src) for api, (name, src) in _helpers().items() if rewriter.apis.get(api)]
+    defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
+    wanted = [(n, src) for n, src in wanted if n not in defined]
+    if not wanted:
+        return module
+    body = list(module.body)
+    first = next((i for i, s in enumerate(body) if _is_import(s)), None)
+    at = first if first is not None else 0
+    while at < len(body) and _is_import(body[at]):
+        at += 1
+    blank = [cst.EmptyLine(), cst.EmptyLine()]
+    defs = [cst.parse_statement(src.lstrip("\n")).with_changes(leading_lines=blank) for _, src in wanted]
+    if at < len(body):
+        body[at] = body[at].with_changes(leading_lines=[*blank, *[ln for ln in body[at].leading_lines
+                                                                  if ln.comment]])
+    body[at:at] = defs
+    return module.with_changes(body=body)

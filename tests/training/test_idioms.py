@@ -1,0 +1,46 @@
+"""The idioms of real training scripts (issue 13), each proved like the canonical loop: per-step losses and final
+weights of the torch script and of its conversion, same initial weights, same numpy data
+(tests/training/trainrun.py)."""
+import numpy as np
+import pytest
+
+from tests.harness import assert_unsupported
+from tests.training.trainrun import convert, run_both
+
+rng = np.random.default_rng(2)
+X = rng.standard_normal((32, 6)).astype(np.float32)
+DATA = {"X": X, "Y": rng.standard_normal((32, 2)).astype(np.float32),
+        "L": (np.abs(X[:, 0] * 2).astype(np.int64) + (X[:, 1] > 0)) % 3}
+
+CLS = """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(L[i:i + 8])) for i in range(0, 32, 8)]
+"""
+
+
+# -- CrossEntropyLoss with torch's int64 labels ---------------------------------------------------------------------
+@pytest.mark.parametrize("ctor", ["nn.CrossEntropyLoss()",
+                                  "nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 0.5]), label_smoothing=0.1)"])
+def test_classification_cross_entropy_int64_labels(ctor):
+    src = CLS + f"""
+criterion = {ctor}
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+losses = []
+# @run
+for epoch in range(3):
+    correct = 0
+    for x, t in batches:
+        optimizer.zero_grad()
+        logits = model(x)
+        loss = criterion(logits, t)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        correct += (logits.argmax(1) == t).sum().item()
+    losses.append(correct)
+"""
+    assert DATA["L"].dtype == np.int64
+    result, _, _ = run_both(src, DATA)
+    assert "class CrossEntropyLoss(nn.Cell)" in result.code
