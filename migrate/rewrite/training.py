@@ -34,7 +34,10 @@ _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 def applies(source: str) -> bool:
     return (".backward(" in source or "no_grad" in source or "inference_mode" in source
-            or "manual_seed" in source or any(name in source for name, _ in _helpers().values()))
+            or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
+
+
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load")
 
 
 def _helpers():
@@ -632,11 +635,15 @@ def _is_import(stmt) -> bool:
 
 
 def _add_helpers(module: cst.Module, rewriter) -> cst.Module:
-    """The definitions (``rules_training.HELPERS``) of the helper targets this file's conversion used, after the
-    block of top-level imports, each once."""
-    wanted = [(name, src) for api, (name, src) in _helpers().items() if rewriter.apis.get(api)]
+    """The definitions (``rules_training.HELPERS``) of the helpers this file's conversion calls, after the block of
+    top-level imports, each once; none whose name the file binds itself."""
+    import re
+
+    text = module.code
     defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
-    wanted = [(n, src) for n, src in wanted if n not in defined]
+    wanted = [src for name, (api, src) in _helpers().items()
+              if rewriter.apis.get(api) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+              and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
     if not wanted:
         return module
     body = list(module.body)
@@ -645,7 +652,7 @@ def _add_helpers(module: cst.Module, rewriter) -> cst.Module:
     while at < len(body) and _is_import(body[at]):
         at += 1
     blank = [cst.EmptyLine(), cst.EmptyLine()]
-    defs = [cst.parse_statement(src.lstrip("\n")).with_changes(leading_lines=blank) for _, src in wanted]
+    defs = [cst.parse_statement(src.lstrip("\n")).with_changes(leading_lines=blank) for src in wanted]
     if at < len(body):
         body[at] = body[at].with_changes(leading_lines=[*blank, *[ln for ln in body[at].leading_lines
                                                                   if ln.comment]])

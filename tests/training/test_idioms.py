@@ -44,3 +44,41 @@ for epoch in range(3):
     assert DATA["L"].dtype == np.int64
     result, _, _ = run_both(src, DATA)
     assert "class CrossEntropyLoss(nn.Cell)" in result.code
+
+
+# -- checkpoint dicts both ways ---------------------------------------------------------------------------------------
+def test_checkpoint_dict_save_and_resume(tmp_path):
+    """Train, save {'epoch', 'model', 'optimizer', 'best', 'arch'}, train on (weights and momentum buffers move), then
+    resume from the file: the resumed losses equal torch's only if weights, buffers and the plain values come back."""
+    path = str(tmp_path / "last.pth")
+    src = CLS + f"""
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3)
+losses = []
+# @run
+def run_epoch():
+    for x, t in batches:
+        optimizer.zero_grad()
+        loss = criterion(model(x), t)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return loss.item()
+
+best = 10.0
+for epoch in range(2):
+    best = min(best, run_epoch())
+    torch.save({{'epoch': epoch, 'model': model.state_dict(), 'optimizer': optimizer.state_dict(), 'best': best,
+                'arch': 'mlp'}}, {path!r})
+run_epoch()  # moves the weights and the moments on
+checkpoint = torch.load({path!r}, map_location='cpu', weights_only=True)
+model.load_state_dict(checkpoint['model'])
+optimizer.load_state_dict(checkpoint['optimizer'])
+start_epoch = checkpoint['epoch'] + 1
+losses += [start_epoch, checkpoint['best'], float(checkpoint['arch'] == 'mlp')]
+for epoch in range(start_epoch, 4):
+    run_epoch()
+"""
+    result, tns, mns = run_both(src, DATA)
+    assert "save_checkpoint_dict({'epoch': epoch" in result.code and "def load_checkpoint_dict(path)" in result.code
+    assert type(mns["start_epoch"]) is int and type(mns["checkpoint"]["best"]) is float
