@@ -568,11 +568,30 @@ def _step_recv(stmt):
 
 class _NoGrad(cst.CSTTransformer):
     """Unwrap ``with ms._no_grad():`` and drop ``@ms._no_grad()``; add the dataset seed next to ms.set_seed;
-    mark clipping calls the step rewrite did not consume."""
+    mark clipping calls the step rewrite did not consume; read ``opt.param_groups[i]['lr']`` as a float (MindSpore
+    keeps the lr in a Parameter that later steps update in place: a logged value would change with it)."""
 
     def __init__(self, tp: TrainingPass):
         super().__init__()
         self.tp = tp
+        self.targets: set[int] = set()
+
+    def visit_AssignTarget(self, node):
+        self.targets.add(id(node.target))
+
+    def visit_AugAssign(self, node):
+        self.targets.add(id(node.target))
+
+    def leave_Subscript(self, original, updated):
+        inner = updated.value
+        if (id(original) not in self.targets and isinstance(inner, cst.Subscript)
+                and isinstance(inner.value, cst.Attribute) and inner.value.attr.value == "param_groups"
+                and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
+                and code(updated.slice[0].slice.value) in ("'lr'", '"lr"')):
+            self.tp.ok("torch.optim.Optimizer.param_groups lr (read as float)")
+            return cst.Call(func=cst.Name("float"), args=[cst.Arg(updated.with_changes(lpar=[], rpar=[]))],
+                            lpar=updated.lpar, rpar=updated.rpar)
+        return updated
 
     def leave_FunctionDef(self, original, updated):
         decorators = [d for d in updated.decorators if code(d.decorator) != NO_GRAD]

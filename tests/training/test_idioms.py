@@ -82,3 +82,44 @@ for epoch in range(start_epoch, 4):
     result, tns, mns = run_both(src, DATA)
     assert "save_checkpoint_dict({'epoch': epoch" in result.code and "def load_checkpoint_dict(path)" in result.code
     assert type(mns["start_epoch"]) is int and type(mns["checkpoint"]["best"]) is float
+
+
+# -- ReduceLROnPlateau, Adadelta ------------------------------------------------------------------------------------
+PLATEAU = CLS + """
+criterion = nn.CrossEntropyLoss()
+optimizer = {opt}
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau({args})
+losses = []
+# @run
+for epoch in range(8):
+    model.train()
+    for x, t in batches[:2]:
+        optimizer.zero_grad()
+        loss = criterion(model(x), t)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        val = sum(criterion(model(x), t) for x, t in batches[2:]) / 2
+    scheduler.step({metric})
+    losses.append(optimizer.param_groups[0]['lr'])
+"""
+
+
+@pytest.mark.parametrize("args,metric", [
+    ("optimizer, mode='min', factor=0.5, patience=0, threshold=1e-2", "val"),
+    ("optimizer, 'max', 0.3, 1, threshold=0.05, threshold_mode='abs', cooldown=2, min_lr=0.02", "-val.item()"),
+])
+def test_reduce_lr_on_plateau(args, metric):
+    src = PLATEAU.format(opt="torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)", args=args, metric=metric)
+    result, tns, _ = run_both(src, DATA)
+    lrs = tns["losses"][2::3]
+    assert len(set(lrs)) >= 3, lrs  # the schedule did reduce, more than once
+    assert "optim.lr_scheduler.ReduceLROnPlateau(" in result.code
+
+
+def test_adadelta():
+    src = PLATEAU.format(opt="torch.optim.Adadelta(model.parameters(), lr=1.0, rho=0.8, weight_decay=1e-3)",
+                         args="optimizer, patience=1", metric="val")
+    run_both(src, DATA)
