@@ -264,23 +264,27 @@ class TrainingPass:
 
     # -- one block ---------------------------------------------------------------------------------
     def block(self, stmts: list, steps_out, loop_targets, top=False) -> list:
-        """Rewrite the backward passes of one block. Each ``loss.backward()`` is paired with the next
-        ``X.step()`` of the block (before the next backward): several pairs (GAN-style D and G steps) become
-        several forward/grad functions. A pair is converted to ``optimizer(grads)`` only when X's gradients
-        were zeroed since the previous backward pass (walking back cyclically through the loop body), so the
-        step sees exactly this backward's gradients. Otherwise, or when the step is elsewhere (gradient
-        accumulation: ``if (i + 1) % k == 0: optimizer.step()``), a single backward becomes an explicit gradient
-        buffer: backward adds, zero_grad resets, step consumes it - torch's ``.grad`` semantics."""
+        """Rewrite the backward passes of one block. Backward calls are grouped by the next ``X.step()`` of the
+        block: one group per step (GAN-style D and G steps become several forward/grad functions), and several
+        backward calls before one step (DCGAN's ``errD_real.backward(); ...; errD_fake.backward(); opt.step()``)
+        sum their losses in one forward function (torch adds their gradients). A group is converted to
+        ``optimizer(grads)`` only when X's gradients were zeroed since the previous backward pass (walking back
+        cyclically through the loop body), so the step sees exactly this group's gradients. Otherwise, or when the
+        step is elsewhere (gradient accumulation: ``if (i + 1) % k == 0: optimizer.step()``), a single backward
+        becomes an explicit gradient buffer: backward adds, zero_grad resets, step consumes it - torch's ``.grad``
+        semantics."""
         bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         if not bws:
             return stmts
         for i in bws:
-            if _expr_call(stmts[i], "backward").args:
+            bad = [a for a in _expr_call(stmts[i], "backward").args
+                   if not (a.keyword is not None and a.keyword.value == "retain_graph")]
+            if bad:
                 stmts[i] = self.fail(stmts[i], "torch.Tensor.backward",
-                                     "arguments (gradient / retain_graph / create_graph) are not converted")
+                                     "arguments (gradient / create_graph / inputs) are not converted")
                 return stmts
         zero_recv = {code(c.func.value) for s in stmts if (c := _expr_call(s, "zero_grad")) is not None}
-        pairs = []
+        groups, pending = [], []
         for k, i_bw in enumerate(bws):
             end = bws[k + 1] if k + 1 < len(bws) else len(stmts)
             i_step = None
@@ -291,9 +295,12 @@ class TrainingPass:
                                                      or "sched" not in code(c.func.value).lower()):
                     i_step = j
                     break
-            pairs.append((i_bw, i_step))
-        if len(pairs) == 1:
-            i_bw, i_step = pairs[0]
+            pending.append(i_bw)
+            if i_step is not None or k + 1 == len(bws):
+                groups.append((pending, i_step))
+                pending = []
+        if len(groups) == 1 and len(groups[0][0]) == 1:
+            (i_bw,), i_step = groups[0]
             opt = code(_expr_call(stmts[i_step], "step").func.value) if i_step is not None else None
             if opt is None or not self._zeroed_before(stmts, i_bw, opt, bws):
                 opt = opt or self._accum_optimizer(stmts, i_bw)
@@ -303,36 +310,40 @@ class TrainingPass:
                                             "torch.autograd idiom): not converted")
                     return stmts
                 return self._accumulate(stmts, i_bw, opt, steps_out, loop_targets, top)
-        else:
-            opts = [code(_expr_call(stmts[s], "step").func.value) if s is not None else None for _, s in pairs]
-            if None in opts or len(set(opts)) != len(opts):
-                stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
-                                          "several backward passes that are not each followed by the step of "
-                                          "a different optimizer are not converted")
-                return stmts
-            for (i_bw, _), opt in zip(pairs, opts):
-                if not self._zeroed_before(stmts, i_bw, opt, bws):
-                    stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward",
+        opts = [code(_expr_call(stmts[s], "step").func.value) if s is not None else None for _, s in groups]
+        if None in opts or len(set(opts)) != len(opts):
+            stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
+                                      "several backward passes that are not each followed by the step of "
+                                      "a different optimizer are not converted")
+            return stmts
+        for (group, _), opt in zip(groups, opts):
+            if not self._zeroed_before(stmts, group[0], opt, bws):
+                stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward",
                                             f"{opt}'s gradients are not zeroed between the other backward pass "
                                             "and this one (they would accumulate): not converted")
+                return stmts
+            for j in range(group[0] + 1, group[-1]):
+                c = _expr_call(stmts[j], "zero_grad")
+                if c is not None and self._zeroes(code(c.func.value), opt):
+                    stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward",
+                                                f"{opt}'s gradients are zeroed between two backward passes of "
+                                                "one step (the first is discarded): not converted")
                     return stmts
-        opts = [code(_expr_call(stmts[s], "step").func.value) for _, s in pairs]
         for s in stmts:
             c = _expr_call(s, "zero_grad")
             if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts):
                 return [self.fail(s, "torch.Tensor.backward", "zero_grad() of something that is not the "
                                   "stepped optimizer or its model: not converted") if t is s else t for t in stmts]
         built, owned, prev_step = [], {}, -1
-        for (i_bw, i_step), opt in zip(pairs, opts):
-            step = self._build(stmts, i_bw, opt, loop_targets, bws)
+        for (group, i_step), opt in zip(groups, opts):
+            step = self._build(stmts, group, opt, loop_targets, bws, prev_step)
             if isinstance(step, str):
-                stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
+                stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward", step)
                 return stmts
-            at = next((j for j in step["slice"] if j > prev_step), i_bw)
             for j in step["slice"]:
-                if j >= at:
+                if j >= step["at"]:
                     owned[j] = True
-            step["at"], step["i_step"], step["opt"], step["i_bw"] = at, i_step, opt, i_bw
+            step["i_step"], step["opt"], step["i_bw"] = i_step, opt, group[-1]
             built.append(step)
             prev_step = i_step
         new = []
@@ -351,6 +362,8 @@ class TrainingPass:
                     f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
                 self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
                 continue
+            if isinstance(s, cst.BaseCompoundStatement) and any(st["i_bw"] < j < st["i_step"] for st in built):
+                s = s.visit(_NestedClip(self))  # `if args.clip: clip_grad_norm_(...)` between backward and step
             step = next((st for st in built if st["i_step"] == j), None)
             if step is not None:
                 new.append(s.with_changes(body=[cst.parse_statement(f"{step['opt']}(grads)\n").body[0]]))
@@ -359,6 +372,8 @@ class TrainingPass:
         for step in built:
             self.ok("torch.Tensor.backward")
             self.ok("torch.optim.Optimizer.step")
+            if step["n_losses"] > 1:
+                self.ok("torch.Tensor.backward (several losses, one step)")
         if len(built) > 1:
             self.ok("torch.Tensor.backward (several optimizers)")
         return self._place(new, built, steps_out, top)
@@ -407,7 +422,7 @@ class TrainingPass:
         return None
 
     def _accumulate(self, stmts, i_bw, opt, steps_out, loop_targets, top):
-        step = self._build(stmts, i_bw, opt, loop_targets, [i_bw])
+        step = self._build(stmts, [i_bw], opt, loop_targets, [i_bw])
         if isinstance(step, str):
             stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
             return stmts
@@ -427,27 +442,41 @@ class TrainingPass:
         init = _stmt(f"{acc} = tuple(ms.ops.zeros_like(p) for p in {opt}.parameters)  # gradient buffers (.grad)\n")
         return self._place(new, [step], steps_out, top, extra_defs=(init,))
 
-    def _build(self, stmts, i_bw, opt, loop_targets, bws):
-        """forward_fn / grad_fn for the backward at ``i_bw`` (its loss's backward slice), and the call line."""
-        bw = _expr_call(stmts[i_bw], "backward")
-        recv = bw.func.value
-        needed = _names(recv)
-        in_slice: list[int] = []
-        for j in range(i_bw - 1, -1, -1):
-            s = stmts[j]
-            if _expr_call(s, "zero_grad") is not None:
+    def _build(self, stmts, group, opt, loop_targets, bws, prev_step=-1):
+        """forward_fn / grad_fn for the backward calls at ``group`` (one step) and the call line. forward_fn runs,
+        in their order, the statements from the first one the losses depend on (after the previous step) to the
+        last backward (zero_grad and backward calls left out), plus the earlier statements the losses depend on
+        (recomputed: e.g. a GAN's ``fake = G(z)``); several losses are summed."""
+        recvs = [_expr_call(stmts[i], "backward").func.value for i in group]
+        needed = set().union(*(_names(r) for r in recvs))
+        skip = set(bws) | {j for j, s in enumerate(stmts) if _expr_call(s, "zero_grad") is not None}
+        dep: list[int] = []
+        for j in range(group[-1] - 1, -1, -1):
+            if j in skip:
                 continue
-            if _assigned(s) & needed:
-                in_slice.append(j)
-                needed |= _names(s)
-        in_slice.reverse()
-        if not in_slice:
+            if _assigned(stmts[j]) & needed:
+                dep.append(j)
+                needed |= _names(stmts[j])
+        dep.reverse()
+        if not dep:
             return "the loss is not computed in the same block as backward()"
+        at = next((j for j in dep if j > prev_step), group[0])
+        in_slice = sorted({j for j in dep if j < at} | {j for j in range(at, group[-1]) if j not in skip})
+        for j in in_slice:
+            if j >= at and _exits(stmts[j]):
+                return "a return / break / continue / yield between the loss and backward() is not converted"
+        if len(group) > 1:
+            names = [code(r) for r in recvs]
+            if len(set(names)) != len(names):
+                return "the same loss name is given to several backward() calls of one step: not converted"
+            for i, r in zip(group, recvs):  # a loss rebound after its backward would be summed with its new value
+                if any(_assigned(stmts[j]) & _names(r) for j in in_slice if j > i):
+                    return f"{code(r)} is rebound after its backward(): not converted"
         slice_stmts = [stmts[j] for j in in_slice]
         bound_before = set(loop_targets)
         for j in range(0, in_slice[0]):
             bound_before |= _assigned(stmts[j])
-        for j in range(in_slice[0], i_bw):
+        for j in range(in_slice[0], group[-1]):
             if j not in in_slice:
                 bound_before |= _assigned(stmts[j])
         params, assigned_so_far = [], set()
@@ -456,21 +485,26 @@ class TrainingPass:
                 if n in bound_before and n not in assigned_so_far and n not in params:
                     params.append(n)
             assigned_so_far |= _assigned(s)
+        for r in recvs:  # a loss computed before the slice (passed in)
+            for n in _ordered_names([r]):
+                if n in bound_before and n not in assigned_so_far and n not in params:
+                    params.append(n)
         elsewhere = set()
         for j, s in enumerate(stmts):
-            if j not in in_slice and j != i_bw:
+            if j not in in_slice and j not in group:
                 elsewhere |= _names(s)
-        if isinstance(recv, cst.Name):
-            loss_name, loss_expr = recv.value, recv.value
+        loss_exprs = [atom(r) for r in recvs] if len(recvs) > 1 else [code(recvs[0])]
+        if len(recvs) == 1 and isinstance(recvs[0], cst.Name):
+            loss_name = recvs[0].value
         else:
-            loss_name, loss_expr = "loss", code(recv)
-            if "loss" in assigned_so_far or "loss" in elsewhere:
-                loss_name = "loss_value"
+            loss_name = "loss" if len(recvs) == 1 else "loss_sum"
+            if loss_name in assigned_so_far or loss_name in elsewhere:
+                loss_name = f"{loss_name}_value"
         aux = [n for n in _ordered_names(slice_stmts) if n in assigned_so_far and n != loss_name and n in elsewhere]
         self.counter += 1
         suffix = "" if self.counter == 1 else f"_{self.counter}"
         fwd, gfn = f"forward_fn{suffix}", f"grad_fn{suffix}"
-        ret = ", ".join([loss_expr, *aux])
+        ret = ", ".join([" + ".join(loss_exprs), *aux])
         body_src = "".join(code(s.with_changes(leading_lines=[ln for ln in s.leading_lines if ln.comment]))
                            for s in slice_stmts)
         fn_src = f"def {fwd}({', '.join(params)}):\n" + _indent(body_src) + f"    return {ret}\n"
@@ -479,8 +513,8 @@ class TrainingPass:
                       + (", has_aux=True)\n" if aux else ")\n"))]
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
         call_stmt = _stmt(f"{outputs}, grads = {gfn}({', '.join(params)})\n").with_changes(
-            leading_lines=[ln for ln in slice_stmts[0].leading_lines if not ln.comment])
-        return {"slice": in_slice, "defs": defs, "call": call_stmt}
+            leading_lines=[ln for ln in stmts[at].leading_lines if not ln.comment])
+        return {"slice": in_slice, "defs": defs, "call": call_stmt, "at": at, "n_losses": len(recvs)}
 
     def _mode(self, models, before):
         if any(".set_train(" in code(s) for s in before):
@@ -494,6 +528,77 @@ def _clip(stmt):
     if c is not None and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
         return code(c.args[1].value)
     return None
+
+
+class _NestedClip(cst.CSTTransformer):
+    """Clipping calls inside a compound statement between backward() and step(): clip the gradients."""
+
+    def __init__(self, tp):
+        super().__init__()
+        self.tp = tp
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def leave_SimpleStatementLine(self, original, updated):
+        clip = _clip(updated)
+        if clip is None:
+            return updated
+        self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+        return updated.with_changes(body=[_stmt(f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]])
+
+
+def atom(node) -> str:
+    src = code(node)
+    return src if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({src})"
+
+
+def _exits(stmt) -> bool:
+    """``stmt`` contains a return / yield, or a break / continue outside its own loops."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.loops = 0
+
+        def visit_FunctionDef(self, n):
+            return False
+
+        def visit_ClassDef(self, n):
+            return False
+
+        def visit_Lambda(self, n):
+            return False
+
+        def visit_For(self, n):
+            self.loops += 1
+
+        def leave_For(self, n):
+            self.loops -= 1
+
+        def visit_While(self, n):
+            self.loops += 1
+
+        def leave_While(self, n):
+            self.loops -= 1
+
+        def visit_Return(self, n):
+            found.append(n)
+
+        def visit_Yield(self, n):
+            found.append(n)
+
+        def visit_Break(self, n):
+            if not self.loops:
+                found.append(n)
+
+        def visit_Continue(self, n):
+            if not self.loops:
+                found.append(n)
+
+    stmt.visit(V())
+    return bool(found)
 
 
 def _calls(node, attr):
@@ -600,9 +705,10 @@ class _NoGrad(cst.CSTTransformer):
             return updated.with_changes(decorators=decorators)
         return updated
 
-    def _flatten(self, body):
+    def _flatten(self, body, before=()):
         out = []
-        for s in body:
+        before = list(before) if len(before) == len(body) else [None] * len(body)
+        for s, orig in zip(body, before):
             if (isinstance(s, cst.With) and len(s.items) == 1 and code(s.items[0].item) == NO_GRAD
                     and isinstance(s.body, cst.IndentedBlock)):
                 inner = list(s.body.body)
@@ -612,6 +718,8 @@ class _NoGrad(cst.CSTTransformer):
                 out += inner
                 self.tp.ok("torch.no_grad (context dropped)")
             elif _clip(s) is not None:
+                if orig is not None and orig in self.tp.rw.origins:
+                    self.tp.rw.origins[s] = self.tp.rw.origins[orig]
                 out.append(self.tp.fail(s, "torch.nn.utils.clip_grad_norm_",
                                         "only converted between backward() and optimizer.step() of a step"))
             elif self.tp.has_shuffle_dataset and (c := _expr_call(s)) is not None and code(c.func) == "ms.set_seed":
@@ -622,10 +730,10 @@ class _NoGrad(cst.CSTTransformer):
         return out
 
     def leave_IndentedBlock(self, original, updated):
-        return updated.with_changes(body=self._flatten(updated.body))
+        return updated.with_changes(body=self._flatten(updated.body, original.body))
 
     def leave_Module(self, original, updated):
-        return updated.with_changes(body=self._flatten(updated.body))
+        return updated.with_changes(body=self._flatten(updated.body, original.body))
 
 
 def run(module: cst.Module, rewriter) -> cst.Module:
