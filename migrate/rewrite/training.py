@@ -454,14 +454,27 @@ class TrainingPass:
         for j in range(group[-1] - 1, -1, -1):
             if j in skip:
                 continue
-            if _assigned(stmts[j]) & needed:
+            bound = _assigned(stmts[j])
+            if bound & needed:
                 dep.append(j)
+                if isinstance(stmts[j], cst.SimpleStatementLine):  # an unconditional binding: earlier ones are dead
+                    needed -= bound
                 needed |= _names(stmts[j])
         dep.reverse()
         if not dep:
             return "the loss is not computed in the same block as backward()"
         at = next((j for j in dep if j > prev_step), group[0])
-        in_slice = sorted({j for j in dep if j < at} | {j for j in range(at, group[-1]) if j not in skip})
+        # before the previous step: recompute only what depends on this optimizer's models (a GAN's fake = G(z),
+        # for G's gradients); other values are passed in as they are now (after any in-place edits since)
+        models, earlier = self.optimizers.get(opt, set()), [j for j in dep if j < at]
+        if models:
+            live, keep = set(models), []
+            for j in earlier:
+                if _names(stmts[j]) & live:
+                    keep.append(j)
+                    live |= _assigned(stmts[j])
+            earlier = keep
+        in_slice = sorted({*earlier, *(j for j in range(at, group[-1]) if j not in skip)})
         for j in in_slice:
             if j >= at and _exits(stmts[j]):
                 return "a return / break / continue / yield between the loss and backward() is not converted"
@@ -472,13 +485,23 @@ class TrainingPass:
             for i, r in zip(group, recvs):  # a loss rebound after its backward would be summed with its new value
                 if any(_assigned(stmts[j]) & _names(r) for j in in_slice if j > i):
                     return f"{code(r)} is rebound after its backward(): not converted"
-        slice_stmts = [stmts[j] for j in in_slice]
         bound_before = set(loop_targets)
         for j in range(0, in_slice[0]):
             bound_before |= _assigned(stmts[j])
         for j in range(in_slice[0], group[-1]):
             if j not in in_slice:
                 bound_before |= _assigned(stmts[j])
+        slice_stmts, local = [], set(bound_before)
+        for j in in_slice:
+            s = stmts[j]
+            c = _expr_call(s, "copy_")
+            if c is not None and isinstance(c.func.value, cst.Name) and c.func.value.value in local and len(c.args) == 1:
+                # `label.copy_(v)` (the in-place pass's form of label.fill_(...)) inside the forward function:
+                # PyNative refuses a tensor edited in place after the graph used it (DCGAN's label between the
+                # real and fake losses); torch had run backward in between. A rebinding computes the same.
+                s = s.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(c.func.value)], value=c.args[0].value)])
+            slice_stmts.append(s)
+            local |= _assigned(s)
         params, assigned_so_far = [], set()
         for s in slice_stmts:
             for n in _ordered_names([s]):

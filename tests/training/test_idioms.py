@@ -123,3 +123,65 @@ def test_adadelta():
     src = PLATEAU.format(opt="torch.optim.Adadelta(model.parameters(), lr=1.0, rho=0.8, weight_decay=1e-3)",
                          args="optimizer, patience=1", metric="val")
     run_both(src, DATA)
+
+
+# -- several losses of one optimizer in one step (DCGAN as pytorch/examples writes it, a two-term VAE) ---------------
+def test_dcgan_two_backwards_before_one_step_output_reused_label_fill():
+    src = """
+import torch
+import torch.nn as nn
+netG = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 6))
+netD = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1), nn.Sigmoid())
+criterion = nn.BCELoss()
+optimizerD = torch.optim.Adam(netD.parameters(), lr=1e-2, betas=(0.5, 0.999))
+optimizerG = torch.optim.SGD(netG.parameters(), lr=0.05, momentum=0.5)
+real_label, fake_label = 1.0, 0.0
+batches = [(torch.from_numpy(X[i:i + 4]), torch.from_numpy(Y[i:i + 4, :1]).repeat(1, 4)) for i in range(0, 32, 4)]
+losses = []
+# @run
+for epoch in range(2):
+    for real, noise in batches:
+        netD.zero_grad()
+        label = torch.full((4,), real_label, dtype=torch.float32)
+        output = netD(real).view(-1)
+        errD_real = criterion(output, label)
+        errD_real.backward()
+        D_x = output.mean().item()
+        fake = netG(noise)
+        label.fill_(fake_label)
+        output = netD(fake.detach()).view(-1)
+        errD_fake = criterion(output, label)
+        errD_fake.backward()
+        D_G_z1 = output.mean().item()
+        errD = errD_real + errD_fake
+        optimizerD.step()
+        netG.zero_grad()
+        label.fill_(real_label)
+        output = netD(fake).view(-1)
+        errG = criterion(output, label)
+        errG.backward()
+        D_G_z2 = output.mean().item()
+        optimizerG.step()
+        losses += [errD.item(), errG.item(), D_x, D_G_z1, D_G_z2]
+"""
+    result, _, _ = run_both(src, {**DATA, "X": DATA["X"][:, :6]}, weight_atol=1e-4)
+    assert "return errD_real + errD_fake" in result.code
+
+
+def test_vae_style_two_backwards_one_optimizer():
+    src = CLS.replace("nn.Linear(16, 3)", "nn.Linear(16, 4)") + """
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+losses = []
+# @run
+for x, t in batches * 2:
+    optimizer.zero_grad()
+    h = model(x)
+    mu, logvar = h[:, :2], h[:, 2:]
+    recon = ((mu - x[:, :2]) ** 2).sum(1).mean()
+    recon.backward(retain_graph=True)
+    kld = -0.5 * torch.mean(torch.sum(1 + logvar - mu ** 2 - logvar.exp(), dim=1))
+    kld.backward()
+    optimizer.step()
+    losses += [recon.item(), kld.item()]
+"""
+    run_both(src, DATA)
