@@ -76,7 +76,11 @@ def dataloader(call) -> None:
     """``DataLoader(dataset, batch_size=1, shuffle=False, drop_last=False)`` over a map-style dataset ->
     ``ds.GeneratorDataset(dataset, column_names=..., shuffle=...).batch(batch_size, drop_remainder=...)``.
     Iterating it yields tuples of Tensors like torch's default collate of a tuple-returning ``__getitem__``.
-    Worker, pinning and prefetch options only affect speed and are dropped."""
+    Worker, pinning and prefetch options only affect speed and are dropped. With ``**kwargs`` forwarded, the call
+    becomes ``data_loader(...)`` (a helper written into the file) that reads them when it runs."""
+    if call.kwargs:  # DataLoader(ds, batch_size=8, **kwargs): the keys are known when it runs
+        call.replacement = call.node.with_changes(func=expr("data_loader"))
+        return
     batch = call.literal("batch_size", absent=1)
     if batch is None:
         raise Unsupported("batch_size=None (no batching) is not converted")
@@ -170,5 +174,23 @@ def load_params(cell, state_dict, strict=True):
                                    f"{tuple(own[name].shape)} in the model")
             own[name].copy_(value)
     return missing, unexpected
+'''),
+    "data_loader": ("torch.utils.data.DataLoader", '''
+def data_loader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                collate_fn=None, pin_memory=False, drop_last=False, **options):
+    """DataLoader(dataset, ..., **kwargs) over a map-style dataset (written by msmigrate): ds.GeneratorDataset
+    batched like PyTorch's default collate of tuples. Worker, pinning, prefetch and timeout options only affect
+    speed and are ignored; samplers, collate_fn and generators are not converted and raise."""
+    speed = {"timeout", "prefetch_factor", "persistent_workers", "pin_memory_device", "in_order"}
+    refused = {"sampler": sampler, "batch_sampler": batch_sampler, "collate_fn": collate_fn,
+               **{k: v for k, v in options.items() if k not in speed}}
+    for key, value in refused.items():
+        if value is not None:
+            raise TypeError(f"DataLoader({key}=...) is not converted by msmigrate")
+    if batch_size is None:
+        raise TypeError("DataLoader(batch_size=None) is not converted by msmigrate")
+    columns = [f"column_{i}" for i in range(len(dataset[0]))] if isinstance(dataset[0], tuple) else ["column_0"]
+    loader = ds.GeneratorDataset(dataset, column_names=columns, shuffle=bool(shuffle))
+    return loader.batch(batch_size, drop_remainder=drop_last)
 '''),
 }

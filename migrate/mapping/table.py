@@ -15,7 +15,7 @@ NON_API_FILES = {"weights.toml"}
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "kwargs",
 }
 
 
@@ -54,6 +54,7 @@ class Entry:
     # ``recv.copy_(value)`` (keeps aliases and recv's dtype), or by ``recv = value`` when ``rebind`` (shape changes).
     inplace: str | None = None
     rebind: bool = False
+    kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -153,7 +154,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), source=where,
+        inplace=inplace, rebind=raw.get("rebind", False), kwargs=bool(raw.get("kwargs", False)), source=where,
     )
 
 

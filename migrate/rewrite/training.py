@@ -37,7 +37,7 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
-_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load")
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader")
 
 
 def _helpers():
@@ -59,6 +59,13 @@ def _expr_call(stmt, attr: str | None = None):
     return call
 
 
+def _self_path(node) -> str | None:
+    """``self.attr`` (an attribute of the object a trainer's methods share) as one variable name."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
 def _names(node) -> set[str]:
     found: set[str] = set()
 
@@ -66,7 +73,9 @@ def _names(node) -> set[str]:
         def visit_Name(self, n):
             found.add(n.value)
 
-        def visit_Attribute(self, n):  # x.attr: only the root is a variable
+        def visit_Attribute(self, n):  # x.attr: only the root is a variable (and self.attr)
+            if (p := _self_path(n)) is not None:
+                found.add(p)
             n.value.visit(self)
             return False
 
@@ -109,6 +118,8 @@ def _assigned(stmt) -> set[str]:
 def _target_names(t) -> set[str]:
     if isinstance(t, cst.Name):
         return {t.value}
+    if (p := _self_path(t)) is not None:
+        return {p}
     if isinstance(t, (cst.Tuple, cst.List)):
         return set().union(*(_target_names(e.value) for e in t.elements)) if t.elements else set()
     if isinstance(t, cst.StarredElement):
@@ -125,7 +136,10 @@ def _ordered_names(nodes) -> list[str]:
                 order.append(n.value)
 
         def visit_Attribute(self, n):
+            p = _self_path(n)
             n.value.visit(self)
+            if p is not None and p not in order:
+                order.append(p)
             return False
 
         def visit_Arg(self, n):
@@ -176,16 +190,20 @@ class TrainingPass:
         class V(cst.CSTVisitor):
             def visit_Assign(self, n):
                 v = n.value
-                if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(v, cst.Call)
+                t = n.targets[0].target if len(n.targets) == 1 else None
+                key = t.value if isinstance(t, cst.Name) else _self_path(t)
+                if (key is not None and isinstance(v, cst.Call)
                         and code(v.func).startswith("optim.") and "lr_scheduler" not in code(v.func)):
                     models = set()
                     for c in _calls(v, "trainable_params"):
                         root = c.func.value
-                        while isinstance(root, cst.Attribute):
+                        while isinstance(root, cst.Attribute) and _self_path(root) is None:
                             root = root.value
                         if isinstance(root, cst.Name):
                             models.add(root.value)
-                    found[n.targets[0].target.value] = models
+                        elif _self_path(root) is not None:
+                            models.add(_self_path(root))
+                    found[key] = models
 
         module.visit(V())
         return found
@@ -218,6 +236,8 @@ class TrainingPass:
                     else stmt)
                 continue
             if isinstance(stmt, cst.ClassDef):
+                if isinstance(stmt.body, cst.IndentedBlock):
+                    stmt = _inline_trainer_methods(stmt, self.module.code)
                 out.append(stmt.with_changes(body=stmt.body.with_changes(body=self.scope_body(list(stmt.body.body))))
                            if isinstance(stmt.body, cst.IndentedBlock) else stmt)
                 continue
@@ -340,9 +360,8 @@ class TrainingPass:
             if isinstance(step, str):
                 stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward", step)
                 return stmts
-            for j in step["slice"]:
-                if j >= step["at"]:
-                    owned[j] = True
+            for j in step["region"]:
+                owned[j] = True
             step["i_step"], step["opt"], step["i_bw"] = i_step, opt, group[-1]
             built.append(step)
             prev_step = i_step
@@ -427,12 +446,12 @@ class TrainingPass:
             stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
             return stmts
         acc = self.accums.setdefault(opt, "accum_grads" if not self.accums else f"accum_grads_{len(self.accums) + 1}")
-        step["opt"], step["at"] = opt, step["slice"][0]
+        step["opt"] = opt
         new = []
         for j, s in enumerate(stmts):
             if j == step["at"]:
                 new.append(step["call"])
-            if j in step["slice"]:
+            if j in step["region"]:
                 continue
             if j == i_bw:
                 new.append(_stmt(f"{acc} = tuple(a + g for a, g in zip({acc}, grads))  # backward() accumulates\n"))
@@ -457,9 +476,14 @@ class TrainingPass:
             bound = _assigned(stmts[j])
             if bound & needed:
                 dep.append(j)
-                if isinstance(stmts[j], cst.SimpleStatementLine):  # an unconditional binding: earlier ones are dead
+                st = stmts[j]
+                if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+                    # an unconditional binding: earlier ones of the same names are dead
                     needed -= bound
-                needed |= _names(stmts[j])
+                    needed |= _names(st.body[0].value) | (set().union(
+                        *(_names(t.target) for t in st.body[0].targets)) - bound)
+                else:
+                    needed |= _names(st)
         dep.reverse()
         if not dep:
             return "the loss is not computed in the same block as backward()"
@@ -474,7 +498,19 @@ class TrainingPass:
                     keep.append(j)
                     live |= _assigned(stmts[j])
             earlier = keep
-        in_slice = sorted({*earlier, *(j for j in range(at, group[-1]) if j not in skip)})
+        region, hoisted, written = [], [], set()
+        for j in range(at, group[-1]):
+            if j in skip:
+                continue
+            if j not in dep and not (_names(stmts[j]) & written) and not _assigned(stmts[j]) & needed_later(
+                    stmts, j, group[-1]):
+                hoisted.append(j)  # e.g. set_requires_grad(netD, True): runs before the forward function
+                continue
+            region.append(j)
+            written |= _assigned(stmts[j])
+        in_slice = sorted({*earlier, *region})
+        if hoisted:
+            at = next((j for j in region if j > hoisted[-1]), group[-1])
         for j in in_slice:
             if j >= at and _exits(stmts[j]):
                 return "a return / break / continue / yield between the loss and backward() is not converted"
@@ -504,26 +540,28 @@ class TrainingPass:
             local |= _assigned(s)
         params, assigned_so_far = [], set()
         for s in slice_stmts:
-            for n in _ordered_names([s]):
-                if n in bound_before and n not in assigned_so_far and n not in params:
+            for n in _reads(s):
+                if n in bound_before and n not in assigned_so_far and n not in params and "." not in n:
                     params.append(n)
             assigned_so_far |= _assigned(s)
         for r in recvs:  # a loss computed before the slice (passed in)
             for n in _ordered_names([r]):
-                if n in bound_before and n not in assigned_so_far and n not in params:
+                if n in bound_before and n not in assigned_so_far and n not in params and "." not in n:
                     params.append(n)
         elsewhere = set()
         for j, s in enumerate(stmts):
             if j not in in_slice and j not in group:
                 elsewhere |= _names(s)
         loss_exprs = [atom(r) for r in recvs] if len(recvs) > 1 else [code(recvs[0])]
-        if len(recvs) == 1 and isinstance(recvs[0], cst.Name):
-            loss_name = recvs[0].value
+        if len(recvs) == 1 and (isinstance(recvs[0], cst.Name) or _self_path(recvs[0]) is not None):
+            loss_name = code(recvs[0])  # self.loss: an attribute set by the step is assigned back
         else:
             loss_name = "loss" if len(recvs) == 1 else "loss_sum"
             if loss_name in assigned_so_far or loss_name in elsewhere:
                 loss_name = f"{loss_name}_value"
-        aux = [n for n in _ordered_names(slice_stmts) if n in assigned_so_far and n != loss_name and n in elsewhere]
+        # attributes the step sets (self.pred, self.loss_G) are read anywhere: always assigned back
+        aux = [n for n in _ordered_names(slice_stmts)
+               if n in assigned_so_far and n != loss_name and (n in elsewhere or "." in n)]
         self.counter += 1
         suffix = "" if self.counter == 1 else f"_{self.counter}"
         fwd, gfn = f"forward_fn{suffix}", f"grad_fn{suffix}"
@@ -537,12 +575,15 @@ class TrainingPass:
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
         call_stmt = _stmt(f"{outputs}, grads = {gfn}({', '.join(params)})\n").with_changes(
             leading_lines=[ln for ln in stmts[at].leading_lines if not ln.comment])
-        return {"slice": in_slice, "defs": defs, "call": call_stmt, "at": at, "n_losses": len(recvs)}
+        return {"slice": in_slice, "region": region, "defs": defs, "call": call_stmt, "at": at,
+                "n_losses": len(recvs)}
 
     def _mode(self, models, before):
-        if any(".set_train(" in code(s) for s in before):
-            return []
-        return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)]
+        text = "".join(code(s) for s in before)
+        if any(".set_train(" in code(s) and not _self_path_in(code(s)) for s in before):
+            return []  # the script sets the mode itself (model.train() / model.eval())
+        return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
+                if f"{m}.set_train(" not in text]
 
 
 def _clip(stmt):
@@ -569,6 +610,151 @@ class _NestedClip(cst.CSTTransformer):
             return updated
         self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
         return updated.with_changes(body=[_stmt(f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]])
+
+
+# -- trainer classes: a step spread over methods of one object -------------------------------------------------------
+def _inline_trainer_methods(cls: cst.ClassDef, module_code: str) -> cst.ClassDef:
+    """pix2pix / CycleGAN style: ``optimize_parameters()`` calls ``self.forward(); opt.zero_grad(); self.backward();
+    opt.step()``. In a method that calls such methods of its own class, the calls are replaced by the methods' bodies
+    (arguments bound to the parameters, ``x = self.m(...)`` taking the returned value) when the result holds a
+    backward and a step, so the block rewrite sees the whole step; attributes the step sets (``self.loss``) are then
+    returned as aux and assigned back. An inlined method holding a backward that nothing else calls is removed.
+    CAVEATS: only statement-level calls (``self.m(...)`` or ``x = self.m(...)``) at the top of the calling method are
+    followed, into methods with one final ``return`` at most; a call is left alone when a local name of the method
+    (parameters included) is also used by the caller."""
+    methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+               and isinstance(s.body, cst.IndentedBlock) and not s.decorators}
+    inlined_count: dict[str, int] = {}
+    new_body = []
+    changed = False
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in methods:
+            counts: dict[str, int] = {}
+            body = _inline_body(list(stmt.body.body), methods, {stmt.name.value}, _names(stmt), counts, 0)
+            if (body is not None and counts and any(_expr_call(s, "backward") for s in body)
+                    and any(_expr_call(s, "step") for s in body)):
+                stmt = stmt.with_changes(body=stmt.body.with_changes(body=body))
+                for k, v in counts.items():
+                    inlined_count[k] = inlined_count.get(k, 0) + v
+                changed = True
+        new_body.append(stmt)
+    if not changed:
+        return cls
+    import re
+
+    def dead(s) -> bool:  # an inlined method holding a backward, called nowhere else
+        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and ".backward(" in code(s)):
+            return False
+        calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", module_code)
+        return len(calls) <= inlined_count[s.name.value]
+
+    return cls.with_changes(body=cls.body.with_changes(body=[s for s in new_body if not dead(s)]))
+
+
+def _inline_body(body, methods, stack, caller_names, counts, depth):
+    out = []
+    for s in body:
+        call, target = None, None
+        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1:
+            small = s.body[0]
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                call = small.value
+            elif (isinstance(small, cst.Assign) and len(small.targets) == 1
+                  and isinstance(small.value, cst.Call)):
+                call, target = small.value, small.targets[0].target
+        name = (call.func.attr.value if call is not None and isinstance(call.func, cst.Attribute)
+                and isinstance(call.func.value, cst.Name) and call.func.value.value == "self" else None)
+        if name == "construct" and "construct" not in methods:  # the table pass renames self.forward() calls
+            name = "forward"
+        if name in methods and name not in stack and depth < 4 and _step_part(methods[name]):
+            inlined = _inline_call(methods[name], call, target, caller_names)
+            if inlined is not None:
+                inner = _inline_body(inlined, methods, stack | {name}, caller_names, counts, depth + 1)
+                if inner is not None:
+                    counts[name] = counts.get(name, 0) + 1
+                    if inner:
+                        inner[0] = inner[0].with_changes(leading_lines=[*s.leading_lines, *inner[0].leading_lines])
+                    out += inner
+                    continue
+        out.append(s)
+    return out
+
+
+def _step_part(fn: cst.FunctionDef) -> bool:
+    """A method worth following: it calls backward() or sets attributes of self (forward()'s self.pred = ...);
+    others (a loss helper, set_requires_grad) stay calls."""
+    return ".backward(" in code(fn) or any(
+        "." in n for st in fn.body.body for n in _assigned(st))
+
+
+def _inline_call(fn: cst.FunctionDef, call: cst.Call, target, caller_names):
+    """The statements replacing ``[target =] self.fn(args)``, or None when it cannot be inlined as written."""
+    params = fn.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or params.star_kwarg:
+        return None
+    if params.kwonly_params or params.posonly_params:
+        return None
+    names = [p.name.value for p in params.params]
+    if not names or names[0] != "self":
+        return None
+    names = names[1:]
+    defaults = {p.name.value: p.default for p in params.params[1:] if p.default is not None}
+    bound: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+        if key is None or key not in names or key in bound:
+            return None
+        bound[key] = arg.value
+    for n in names:
+        if n not in bound:
+            if n not in defaults:
+                return None
+            bound[n] = defaults[n]
+    stmts = list(fn.body.body)
+    ret = None
+    if stmts and isinstance(stmts[-1], cst.SimpleStatementLine) and isinstance(stmts[-1].body[0], cst.Return):
+        ret = stmts[-1].body[0].value
+        stmts = stmts[:-1]
+    if any(_exits(st) for st in stmts):
+        return None
+    local = set(names)
+    for st in stmts:
+        local |= {n for n in _assigned(st) if "." not in n}
+    if local & (caller_names - {"self"}):
+        return None
+    out = [_stmt(f"{n} = {code(v)}\n") for n, v in bound.items()
+           if not (isinstance(v, cst.Name) and v.value == n)]
+    out += stmts
+    if target is not None:
+        if ret is None:
+            return None
+        out.append(_stmt(f"{code(target)} = {code(ret)}\n"))
+    return out
+
+
+def _reads(stmt) -> list[str]:
+    """The names ``stmt`` reads, in order (a plain assignment's targets are not read)."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        a = stmt.body[0]
+        bound = _assigned(stmt)
+        return [n for n in _ordered_names([*(t.target for t in a.targets), a.value])
+                if n not in bound or n in _names(a.value)]
+    return _ordered_names([stmt])
+
+
+def _self_path_in(src: str) -> bool:
+    """A set_train line this pass wrote (``m.set_train(True)  # torch modules start...``)."""
+    return "# torch modules start in training mode" in src
+
+
+def needed_later(stmts, j, end) -> set[str]:
+    """Names read by the statements after ``j`` up to ``end`` (a hoisted statement must not bind one)."""
+    out: set[str] = set()
+    for s in stmts[j + 1:end + 1]:
+        out |= _names(s)
+    return out
 
 
 def atom(node) -> str:

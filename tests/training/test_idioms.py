@@ -185,3 +185,195 @@ for x, t in batches * 2:
     losses += [recon.item(), kld.item()]
 """
     run_both(src, DATA)
+
+
+# -- trainer classes: forward / loss+backward / update spread over methods of one object ------------------------------
+TRAINER = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, net, lr):
+        self.net = net
+        self.criterion = nn.MSELoss()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
+
+    def set_input(self, x, y):
+        self.x, self.y = x, y
+
+    def forward(self):
+        self.pred = self.net(self.x)
+
+    def backward(self):
+        self.loss = self.criterion(self.pred, self.y)
+        self.loss.backward()
+
+    def optimize_parameters(self):
+        self.forward()
+        self.optimizer.zero_grad()
+        self.backward()
+        self.optimizer.step()
+
+
+model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+trainer = Trainer(model, 1e-2)
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(Y[i:i + 8])) for i in range(0, 32, 8)]
+losses = []
+# @run
+for x, y in batches * 2:
+    trainer.set_input(x, y)
+    trainer.optimize_parameters()
+    losses += [trainer.loss.item(), trainer.pred.sum().item()]
+"""
+
+
+def test_trainer_class_methods_attributes_assigned_back():
+    result, _, _ = run_both(TRAINER, DATA)
+    assert "(self.loss, self.pred), grads = grad_fn()" in result.code
+    assert "def backward(self)" not in result.code  # inlined, called nowhere else
+
+
+PIX2PIX = """
+import torch
+import torch.nn as nn
+
+
+class Pix2Pix:
+    def __init__(self, netG, netD):
+        self.netG, self.netD = netG, netD
+        self.criterionGAN = nn.BCEWithLogitsLoss()
+        self.criterionL1 = nn.L1Loss()
+        self.optimizer_G = torch.optim.Adam(self.netG.parameters(), lr=2e-3, betas=(0.5, 0.999))
+        self.optimizer_D = torch.optim.Adam(self.netD.parameters(), lr=2e-3, betas=(0.5, 0.999))
+
+    def set_input(self, a, b):
+        self.real_A, self.real_B = a, b
+
+    def set_requires_grad(self, nets, requires_grad=False):
+        for param in nets.parameters():
+            param.requires_grad = requires_grad
+
+    def forward(self):
+        self.fake_B = self.netG(self.real_A)
+
+    def gan_loss(self, pred, target_is_real):
+        target = torch.ones_like(pred) if target_is_real else torch.zeros_like(pred)
+        return self.criterionGAN(pred, target)
+
+    def backward_D(self):
+        fake_AB = torch.cat((self.real_A, self.fake_B), 1)
+        pred_fake = self.netD(fake_AB.detach())
+        self.loss_D_fake = self.gan_loss(pred_fake, False)
+        real_AB = torch.cat((self.real_A, self.real_B), 1)
+        pred_real = self.netD(real_AB)
+        self.loss_D_real = self.gan_loss(pred_real, True)
+        self.loss_D = (self.loss_D_fake + self.loss_D_real) * 0.5
+        self.loss_D.backward()
+
+    def backward_G(self):
+        fake_AB = torch.cat((self.real_A, self.fake_B), 1)
+        pred_fake = self.netD(fake_AB)
+        self.loss_G_GAN = self.gan_loss(pred_fake, True)
+        self.loss_G_L1 = self.criterionL1(self.fake_B, self.real_B) * 10.0
+        self.loss_G = self.loss_G_GAN + self.loss_G_L1
+        self.loss_G.backward()
+
+    def optimize_parameters(self):
+        self.forward()
+        # update D
+        self.set_requires_grad(self.netD, True)
+        self.optimizer_D.zero_grad()
+        self.backward_D()
+        self.optimizer_D.step()
+        # update G
+        self.set_requires_grad(self.netD, False)
+        self.optimizer_G.zero_grad()
+        self.backward_G()
+        self.optimizer_G.step()
+
+
+netG = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+netD = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+model = Pix2Pix(netG, netD)
+batches = [(torch.from_numpy(X[i:i + 4, :4]), torch.from_numpy(Y[i:i + 4])) for i in range(0, 32, 4)]
+losses = []
+# @run
+for epoch in range(2):
+    for a, b in batches:
+        model.set_input(a, b)
+        model.optimize_parameters()
+        losses += [model.loss_D.item(), model.loss_G.item(), model.loss_G_L1.item()]
+"""
+
+
+def test_pix2pix_trainer_two_nets_two_optimizers_set_requires_grad():
+    result, _, _ = run_both(PIX2PIX, DATA, weight_atol=1e-4)
+    code = result.code
+    assert "ms.value_and_grad(forward_fn, None, self.optimizer_D.parameters" in code
+    assert "ms.value_and_grad(forward_fn_2, None, self.optimizer_G.parameters" in code
+
+
+# -- channels_last, zero_grad(set_to_none=True), clip_grad_norm_ under an if ---------------------------------------
+def test_channels_last_set_to_none_and_conditional_clip():
+    src = """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 2 * 3, 2))
+model = model.to(memory_format=torch.channels_last)
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+clip = 0.5
+batches = [(torch.from_numpy(X[i:i + 8].reshape(8, 1, 2, 3)), torch.from_numpy(Y[i:i + 8])) for i in range(0, 32, 8)]
+losses = []
+# @run
+for x, y in batches * 2:
+    x = x.to(memory_format=torch.channels_last).contiguous(memory_format=torch.contiguous_format)
+    optimizer.zero_grad(set_to_none=True)
+    loss = criterion(model(x), y)
+    loss.backward()
+    if clip > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimizer.step()
+    losses.append(loss.item())
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "        grads = ops.clip_by_global_norm(grads, clip)" in result.code
+
+
+# -- DataLoader with forwarded keyword arguments (pytorch/examples mnist: kwargs = {'num_workers': 1, ...}) -----------
+def test_dataloader_forwarded_kwargs():
+    src = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+
+class Pairs(Dataset):
+    def __len__(self):
+        return len(X)
+
+    def __getitem__(self, i):
+        return torch.from_numpy(X[i]), torch.from_numpy(Y[i])
+
+
+model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+train_kwargs = {'batch_size': 6}
+cuda_kwargs = {'num_workers': 0, 'pin_memory': True, 'shuffle': False, 'drop_last': True}
+train_kwargs.update(cuda_kwargs)
+loader = DataLoader(Pairs(), **train_kwargs)
+losses = []
+# @run
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+losses.append(len(loader))
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "loader = data_loader(Pairs(), **train_kwargs)" in result.code
