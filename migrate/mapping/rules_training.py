@@ -60,6 +60,48 @@ def load_checkpoint(call) -> None:
     call.replacement = expr(f"load_checkpoint_dict({code(call.bound['f'])})")
 
 
+def autocast(call) -> None:
+    """``torch.autocast(device, dtype=torch.float16)`` -> ``ms.amp.autocast_O1()``, which the training pass turns
+    into ``amp.auto_mixed_precision(net, "O1")`` of the networks called in the region (MindSpore casts per
+    network). float16 only: torch's CPU default, bfloat16, has no MindSpore CPU MatMul kernel (measured:
+    "Select CPU operator[MatMul] fail! Unsupported data type")."""
+    enabled = call.literal("enabled", absent=True)
+    if enabled is not True:
+        raise Unsupported("enabled= other than True is not converted")
+    device = call.literal("device_type", absent="cuda")
+    dtype = call.src("dtype")
+    if dtype is None:
+        if call.entry.torch == "torch.cuda.amp.autocast" or device == "cuda":
+            dtype = "ms.float16"
+        else:
+            raise Unsupported(f"device_type={device!r} without dtype autocasts to bfloat16, which MindSpore's CPU "
+                              "MatMul does not run (measured); dtype=torch.float16 is converted")
+    if dtype != "ms.float16":
+        raise Unsupported(f"dtype={dtype}: only float16 is converted (bfloat16 MatMul has no MindSpore CPU kernel, "
+                          "measured)")
+    call.replacement = expr("ms.amp.autocast_O1()")
+
+
+def grad_scaler(call) -> None:
+    """GradScaler(init_scale=2**16, growth_factor=2, backoff_factor=0.5, growth_interval=2000) ->
+    ``ms.amp.DynamicLossScaler(scale_value, scale_factor, scale_window)``, which divides by scale_factor on overflow
+    (so backoff_factor must be 1 / growth_factor) and never goes below 1 (torch can)."""
+    if call.literal("enabled", absent=True) is not True:
+        raise Unsupported("enabled= other than True is not converted")
+    growth = call.literal("growth_factor", absent=2.0)
+    backoff = call.literal("backoff_factor", absent=0.5)
+    if not isinstance(growth, (int, float)) or not isinstance(backoff, (int, float)) or abs(growth * backoff - 1) > 1e-12:
+        raise Unsupported("DynamicLossScaler divides by its scale_factor on overflow: backoff_factor must be "
+                          "1 / growth_factor (written as numbers)")
+    if float(growth) != int(growth):
+        raise Unsupported("DynamicLossScaler's scale_factor must be an int (measured: TypeError for a float)")
+    growth = int(growth)
+    scale = call.src("init_scale") or "65536.0"
+    window = call.src("growth_interval") or "2000"
+    call.replacement = expr(f"ms.amp.DynamicLossScaler(scale_value={scale}, scale_factor={growth}, "
+                            f"scale_window={window})")
+
+
 def _calls(node, attr):
     found = []
 
@@ -96,7 +138,7 @@ def dataloader(call) -> None:
                             f".batch({batch_src}, drop_remainder={drop_src})")
 
 
-RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint, dataloader)}
+RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint, dataloader, autocast, grad_scaler)}
 
 
 # Definitions some entries' targets need in the converted file (converted code never imports msmigrate):

@@ -29,6 +29,7 @@ from .calls import code
 from .transformer import MARKER
 
 NO_GRAD = "ms._no_grad()"
+AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 
@@ -37,7 +38,7 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
-_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader")
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast")
 
 
 def _helpers():
@@ -168,6 +169,7 @@ class TrainingPass:
         self.counter = 0
         self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
+        self.scalers = {n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
         self.has_shuffle_dataset = "ds.GeneratorDataset(" in module.code and "shuffle=True" in module.code
 
     # -- reporting -----------------------------------------------------------------------------------
@@ -296,6 +298,10 @@ class TrainingPass:
         bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         if not bws:
             return stmts
+        stmts, amp_models = self._unwrap_autocast(stmts)
+        if amp_models is None:
+            return stmts
+        bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         for i in bws:
             bad = [a for a in _expr_call(stmts[i], "backward").args
                    if not (a.keyword is not None and a.keyword.value == "retain_graph")]
@@ -315,13 +321,16 @@ class TrainingPass:
                                                      or "sched" not in code(c.func.value).lower()):
                     i_step = j
                     break
+                if self._scaler_step(stmts[j]) is not None:
+                    i_step = j
+                    break
             pending.append(i_bw)
             if i_step is not None or k + 1 == len(bws):
                 groups.append((pending, i_step))
                 pending = []
         if len(groups) == 1 and len(groups[0][0]) == 1:
             (i_bw,), i_step = groups[0]
-            opt = code(_expr_call(stmts[i_step], "step").func.value) if i_step is not None else None
+            opt = self._step_opt(stmts[i_step]) if i_step is not None else None
             if opt is None or not self._zeroed_before(stmts, i_bw, opt, bws):
                 opt = opt or self._accum_optimizer(stmts, i_bw)
                 if opt is None:
@@ -330,7 +339,7 @@ class TrainingPass:
                                             "torch.autograd idiom): not converted")
                     return stmts
                 return self._accumulate(stmts, i_bw, opt, steps_out, loop_targets, top)
-        opts = [code(_expr_call(stmts[s], "step").func.value) if s is not None else None for _, s in groups]
+        opts = [self._step_opt(stmts[s]) if s is not None else None for _, s in groups]
         if None in opts or len(set(opts)) != len(opts):
             stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
                                       "several backward passes that are not each followed by the step of "
@@ -384,8 +393,33 @@ class TrainingPass:
             if isinstance(s, cst.BaseCompoundStatement) and any(st["i_bw"] < j < st["i_step"] for st in built):
                 s = s.visit(_NestedClip(self))  # `if args.clip: clip_grad_norm_(...)` between backward and step
             step = next((st for st in built if st["i_step"] == j), None)
+            if step is not None and self._scaler_step(s) is not None:
+                scaler = self._scaler_step(s)
+                lines = [] if step.get("unscaled") else [f"grads = {scaler}.unscale(grads)\n"]
+                lines += ["grads_finite = ms.amp.all_finite(grads)\n",
+                          f"if grads_finite:  # GradScaler.step skips the update on inf/nan gradients\n"
+                          f"    {step['opt']}(grads)\n"]
+                stmts_new = [_stmt(ln) for ln in lines]
+                stmts_new[0] = stmts_new[0].with_changes(leading_lines=s.leading_lines)
+                new += stmts_new
+                self.ok("torch.amp.GradScaler.step")
+                continue
             if step is not None:
                 new.append(s.with_changes(body=[cst.parse_statement(f"{step['opt']}(grads)\n").body[0]]))
+                continue
+            c = _expr_call(s)
+            recv = code(c.func.value) if c is not None and isinstance(c.func, cst.Attribute) else None
+            if recv in self.scalers and c.func.attr.value == "unscale_" and any(
+                    st["i_bw"] < j < st["i_step"] for st in built):
+                for st in built:
+                    if st["i_bw"] < j < st["i_step"]:
+                        st["unscaled"] = True
+                new.append(s.with_changes(body=[_stmt(f"grads = {recv}.unscale(grads)\n").body[0]]))
+                self.ok("torch.amp.GradScaler.unscale_")
+                continue
+            if recv in self.scalers and c.func.attr.value == "update" and not c.args:
+                new.append(s.with_changes(body=[_stmt(f"{recv}.adjust(grads_finite)\n").body[0]]))
+                self.ok("torch.amp.GradScaler.update")
                 continue
             new.append(s)
         for step in built:
@@ -395,6 +429,9 @@ class TrainingPass:
                 self.ok("torch.Tensor.backward (several losses, one step)")
         if len(built) > 1:
             self.ok("torch.Tensor.backward (several optimizers)")
+        if amp_models:
+            built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
+                                     for m in sorted(amp_models)]
         return self._place(new, built, steps_out, top)
 
     def _place(self, new, built, steps_out, top, extra_defs=()):
@@ -410,6 +447,42 @@ class TrainingPass:
             steps_out.append(_Step([*step["defs"], *(extra_defs if n == 0 else ())], step["opt"],
                                    self.optimizers.get(step["opt"], set())))
         return new
+
+    def _scaler_step(self, stmt) -> str | None:
+        """The scaler of ``scaler.step(optimizer)``, else None."""
+        c = _expr_call(stmt, "step")
+        if c is not None and len(c.args) == 1 and code(c.func.value) in self.scalers:
+            return code(c.func.value)
+        return None
+
+    def _step_opt(self, stmt) -> str:
+        if self._scaler_step(stmt) is not None:
+            return code(_expr_call(stmt, "step").args[0].value)
+        return code(_expr_call(stmt, "step").func.value)
+
+    def _unwrap_autocast(self, stmts):
+        """``with torch.autocast(..., dtype=float16):`` around the loss (the table's ``ms.amp.autocast_O1()``):
+        the body stays, the networks it calls (models of a known optimizer) get ``amp.auto_mixed_precision(net,
+        "O1")`` once before the step: MindSpore casts per network, not per region. (None, None) after a marker."""
+        out, models = [], set()
+        known = set().union(*self.optimizers.values()) if self.optimizers else set()
+        for st in stmts:
+            if (isinstance(st, cst.With) and len(st.items) == 1 and code(st.items[0].item) == AUTOCAST
+                    and isinstance(st.body, cst.IndentedBlock)):
+                body_src = code(st.body)
+                called = {m for m in known if f"{m}(" in body_src}
+                if not called:
+                    return [self.fail(t, "torch.autocast", "the network called in the autocast region is not the "
+                                      "model of a known optimizer: not converted") if t is st else t
+                            for t in stmts], None
+                models |= called
+                inner = list(st.body.body)
+                inner[0] = inner[0].with_changes(leading_lines=[*st.leading_lines, *inner[0].leading_lines])
+                out += inner
+                self.ok("torch.autocast (region -> amp.auto_mixed_precision O1)")
+                continue
+            out.append(st)
+        return out, models
 
     def _zeroes(self, recv: str, opt: str) -> bool:
         """``recv.zero_grad()`` clears the gradients ``opt`` steps with (the optimizer, or a model it optimises)."""
@@ -553,7 +626,11 @@ class TrainingPass:
             if j not in in_slice and j not in group:
                 elsewhere |= _names(s)
         loss_exprs = [atom(r) for r in recvs] if len(recvs) > 1 else [code(recvs[0])]
-        if len(recvs) == 1 and (isinstance(recvs[0], cst.Name) or _self_path(recvs[0]) is not None):
+        scaled = (len(recvs) == 1 and isinstance(recvs[0], cst.Call) and isinstance(recvs[0].func, cst.Attribute)
+                  and recvs[0].func.attr.value == "scale" and code(recvs[0].func.value) in self.scalers)
+        if scaled:
+            loss_name = "scaled_loss"  # scaler.scale(loss).backward(): differentiate the scaled loss
+        elif len(recvs) == 1 and (isinstance(recvs[0], cst.Name) or _self_path(recvs[0]) is not None):
             loss_name = code(recvs[0])  # self.loss: an attribute set by the step is assigned back
         else:
             loss_name = "loss" if len(recvs) == 1 else "loss_sum"
@@ -744,6 +821,19 @@ def _reads(stmt) -> list[str]:
     return _ordered_names([stmt])
 
 
+def _scaler_names(module):
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n):
+            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(n.value, cst.Call)
+                    and code(n.value.func) == "ms.amp.DynamicLossScaler"):
+                found.append(n.targets[0].target)
+
+    module.visit(V())
+    return found
+
+
 def _self_path_in(src: str) -> bool:
     """A set_train line this pass wrote (``m.set_train(True)  # torch modules start...``)."""
     return "# torch modules start in training mode" in src
@@ -926,6 +1016,9 @@ class _NoGrad(cst.CSTTransformer):
                     inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
                 out += inner
                 self.tp.ok("torch.no_grad (context dropped)")
+            elif isinstance(s, cst.With) and any(code(i.item) == AUTOCAST for i in s.items):
+                out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
+                                        "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
             elif _clip(s) is not None:
                 if orig is not None and orig in self.tp.rw.origins:
                     self.tp.rw.origins[s] = self.tp.rw.origins[orig]
