@@ -8,55 +8,39 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import libcst as cst
 
-from .mapping import load_table
-from .report import FileResult, InputError, Report, Unsupported
-from .rewrite import Rewriter
-from .rewrite.lines import start_lines
+from .core import pipeline
+from .core.resolve import Project
+from .report import FileResult, InputError, Report
 
 
-# Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
-# ``applies(source_text) -> bool`` (a cheap text test, so most files skip it) and
-# ``run(module, rewriter) -> module``, recording uses and unsupported constructs on ``rewriter`` like the main pass.
-EXTRA_PASSES: list = [__import__(f"migrate.rewrite.{p}", fromlist=["run"]) for p in ("autograd", "training")]
-
-
-def convert_source(code: str, filename: str = "<string>", jit: bool = False) -> FileResult:
+def convert_source(code: str, filename: str = "<string>", jit: bool = False,
+                   project: Project | None = None) -> FileResult:
     """Convert PyTorch source text to MindSpore source text. Never executes the code.
 
     With ``jit=True`` each converted training step that lint finds nothing blocking in is wrapped in ``ms.jit``
-    (``migrate.rewrite.jit``); ``.jit`` lists every step with ``wrapped`` and the reason.
+    (``migrate.rewrite.jit``); ``.jit`` lists every step with ``wrapped`` and the reason. ``project`` resolves
+    the names a file takes from its sibling modules (``from .parts import *``); ``convert_path`` passes one.
 
     Returns a :class:`~migrate.report.FileResult` with ``.code`` (the converted text) and ``.unsupported``
-    (records with ``line``, ``api`` and ``reason``). A syntax error gives a result whose ``.errors`` names the
-    line and whose ``.code`` is the input unchanged.
+    (records with ``line``, ``api`` and ``reason``). A syntax error, or an internal error of the converter on
+    this file, gives a result whose ``.errors`` names it and whose ``.code`` is the input unchanged.
     """
-    try:
-        module = cst.parse_module(code)
-    except cst.ParserSyntaxError as exc:
-        line, message = exc.raw_line, exc.message
-        try:  # CPython names the line where the error starts; libcst sometimes the next token's
-            ast.parse(code)
-        except SyntaxError as py_exc:
-            line, message = py_exc.lineno or line, py_exc.msg
-        return FileResult(filename, code, errors=[InputError(filename, line, f"syntax error: {message}")])
-    rewriter = Rewriter(load_table())
-    new = module.visit(rewriter)
-    for extra in EXTRA_PASSES:  # whole-statement rewrites (training loops...), only where they apply
-        if extra.applies(code):
-            new = extra.run(new, rewriter)
-    result = FileResult(filename, rewriter.finish(new.code), api_calls=rewriter.uses,
-                        converted=rewriter.converted, apis=rewriter.apis)
-    if jit:
+    result = pipeline.convert(code, filename, project)
+    if jit and not result.errors:
         prepare_jit(result)
         apply_jit(result)
-    if rewriter.records:
-        lines = start_lines(module, [node for _, _, node in rewriter.records])
-        for api, reason, node in rewriter.records:
-            result.unsupported.append(Unsupported(filename, lines.get(id(node), 0), api, reason))
-        result.unsupported.sort(key=lambda u: u.line)
     return result
+
+
+def _isolated(result: FileResult, step) -> None:
+    """Run a whole-file step; an internal error becomes this file's error line, the other files go on."""
+    if result.errors:
+        return
+    try:
+        step(result)
+    except Exception as exc:  # noqa: BLE001
+        result.errors.append(InputError(result.filename, 1, pipeline.internal_error(exc)))
 
 
 def prepare_jit(result: FileResult) -> FileResult:
@@ -117,16 +101,27 @@ def _read(path: Path, display: str) -> tuple[str | None, InputError | None]:
         return None, InputError(display, line, f"not UTF-8 (byte 0x{data[exc.start]:02x})")
 
 
-def convert_file(src: Path, display: str, jit: bool = False) -> FileResult:
+def convert_file(src: Path, display: str, jit: bool = False, keep_outputs: bool = False,
+                 project: Project | None = None) -> FileResult:
     text, error = _read(src, display)
     if error:
         return FileResult(display, "", errors=[error])
-    return convert_source(text, display, jit=jit)
+    if src.suffix == ".ipynb":  # notebooks: migrate/notebook.py (code cells as one module; no --jit)
+        from .notebook import convert_notebook
+
+        return convert_notebook(text, display, keep_outputs=keep_outputs)
+    if project is None:
+        project = Project(src.parent)
+    return convert_source(text, display, jit=jit, project=project)
+
+
+_PROJECTS: dict[str, Project] = {}
 
 
 def _convert_job(job):
-    src, display = job
-    return convert_file(Path(src), display)
+    src, display, keep_outputs, root = job
+    project = _PROJECTS.setdefault(root, Project(Path(root)))  # one per worker process and tree
+    return convert_file(Path(src), display, keep_outputs=keep_outputs, project=project)
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -142,17 +137,22 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise
 
 
+CONVERTED = (".py", ".ipynb")  # the suffixes convert_path converts; a directory's other files are copied
+
+
 def plan(src: Path, out: Path | None) -> list[tuple[Path, Path | None, str]]:
-    """(source, destination, display name) for each Python file; other files of a directory are copied."""
+    """(source, destination, display name) for each Python file and notebook; other files of a directory are
+    copied."""
     if src.is_file():
         if out is None:
             dest = None
-        elif out.suffix == ".py":
+        elif out.suffix == src.suffix and src.suffix in CONVERTED:
             dest = out
         else:
             dest = out / src.name
         return [(src, dest, str(src))]
-    files = sorted(p for p in src.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(src).parts))
+    files = sorted(p for p in src.rglob("*") if p.suffix in CONVERTED and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(src).parts))
     return [(p, (out / p.relative_to(src)) if out else None, str(p)) for p in files]
 
 
@@ -162,32 +162,47 @@ def check_destination(src: Path, out: Path | None) -> None:
         return
     s, o = src.resolve(), out.resolve()
     if s.is_file():
-        if (o if o.suffix == ".py" else o / s.name) == s:
+        if (o if o.suffix == s.suffix and s.suffix in CONVERTED else o / s.name) == s:
             raise ValueError(f"{out}: output would overwrite the source file {src}")
     elif o == s or s in o.parents:
         raise ValueError(f"{out}: output directory is inside the source tree {src}")
 
 
-def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
-    """Convert a file or a directory tree. With ``out``, write the converted files there (a directory source is
-    mirrored, its other files copied); without it, only report. Never writes into ``src``. With ``jit=True`` the
-    training steps are wrapped in ``ms.jit`` where lint (of the file and of the local modules it imports that
-    are converted in the same run) finds nothing blocking."""
+def convert_path(src, out=None, jobs: int = 1, jit: bool = False, keep_outputs: bool = False,
+                 progress=None) -> Report:
+    """Convert a file or a directory tree (``.py`` files and ``.ipynb`` notebooks). With ``out``, write the
+    converted files there (a directory source is mirrored, its other files copied); without it, only report. Never
+    writes into ``src``. With ``jit=True`` the training steps of .py files are wrapped in ``ms.jit`` where lint (of
+    the file and of the local modules it imports that are converted in the same run) finds nothing blocking.
+    ``keep_outputs`` keeps notebook cell outputs. ``progress(total)`` is called once with the number of files, then
+    ``progress(None)`` after each converted file (with any ``jobs``)."""
     src, out = Path(src), Path(out) if out is not None else None
     check_destination(src, out)
     items = plan(src, out)
-    jobs_in = [(str(s), d) for s, _, d in items]
+    root = str(src if src.is_dir() else src.parent)
+    jobs_in = [(str(s), d, keep_outputs, root) for s, _, d in items]
+    tick = progress or (lambda _n: None)
+    tick(len(items))
     if jobs > 1 and len(items) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(_convert_job, jobs_in, chunksize=max(1, len(items) // (jobs * 4))))
+            results = []
+            # a progress bar needs each file as it completes, not a chunk of them at a time
+            chunk = 1 if progress else max(1, len(items) // (jobs * 4))
+            for result in pool.map(_convert_job, jobs_in, chunksize=chunk):
+                results.append(result)
+                tick(None)
     else:
-        results = [_convert_job(j) for j in jobs_in]
+        results = []
+        for j in jobs_in:
+            results.append(_convert_job(j))
+            tick(None)
     if jit:  # after all files are converted: a step's model usually lives in a sibling module
-        by_path = {Path(s).resolve(): r for (s, _, _), r in zip(items, results)}
-        for result in results:
-            prepare_jit(result)
-        for result in results:
-            apply_jit(result, _local_imports(result, by_path))
+        pys = [(item, r) for item, r in zip(items, results) if item[0].suffix == ".py"]
+        by_path = {Path(s).resolve(): r for (s, _, _), r in pys}
+        for _, result in pys:
+            _isolated(result, prepare_jit)
+        for _, result in pys:
+            _isolated(result, lambda r: apply_jit(r, _local_imports(r, by_path)))
     report = Report(results)
     if out is not None:
         for (s, dest, _), result in zip(items, results):
@@ -197,8 +212,8 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False) -> Report:
         if src.is_dir():
             for p in sorted(src.rglob("*")):
                 rel = p.relative_to(src)
-                if p.is_file() and p.suffix != ".py" and not any(part.startswith(".") or part == "__pycache__"
-                                                                   for part in rel.parts):
+                if p.is_file() and p.suffix not in CONVERTED and not any(
+                        part.startswith(".") or part == "__pycache__" for part in rel.parts):
                     (out / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(p, out / rel)
     return report

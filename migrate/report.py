@@ -11,6 +11,10 @@ class Unsupported:
     line: int
     api: str
     reason: str
+    cell: int | None = None  # notebooks: the cell (1-based, in notebook order); ``line`` is then within it
+
+    def where(self) -> str:
+        return where(self.file, self.line, self.cell)
 
 
 @dataclass
@@ -18,6 +22,23 @@ class InputError:
     file: str
     line: int
     message: str
+    cell: int | None = None
+
+    def where(self) -> str:
+        return where(self.file, self.line, self.cell)
+
+
+def where(file: str, line: int, cell: int | None = None) -> str:
+    """``file:line``, or ``nb.ipynb:cell 3:line 4`` for a notebook cell."""
+    return f"{file}:cell {cell}:line {line}" if cell is not None else f"{file}:{line}"
+
+
+def record_dict(record) -> dict:
+    """A report record as JSON; ``cell`` only for notebooks."""
+    d = asdict(record)
+    if d.get("cell") is None:
+        d.pop("cell", None)
+    return d
 
 
 @dataclass
@@ -68,8 +89,8 @@ class Report:
             "api_calls": self.api_calls,
             "converted": self.converted,
             "conversion_rate": round(self.conversion_rate, 4),
-            "unsupported": [asdict(u) for u in self.unsupported],
-            "errors": [asdict(e) for e in self.errors],
+            "unsupported": [record_dict(u) for u in self.unsupported],
+            "errors": [record_dict(e) for e in self.errors],
             "apis": dict(sum((f.apis for f in self.files), Counter()).most_common()),
             "jit": [asdict(s) for s in self.jit],
         }
@@ -80,9 +101,9 @@ class Report:
             f"unsupported: {len(self.unsupported)}   conversion rate: {self.conversion_rate:.1%}"
         ]
         for u in self.unsupported:
-            lines.append(f"  {u.file}:{u.line}: unsupported {u.api}: {u.reason}")
+            lines.append(f"  {u.where()}: unsupported {u.api}: {u.reason}")
         for e in self.errors:
-            lines.append(f"  {e.file}:{e.line}: error: {e.message}")
+            lines.append(f"  {e.where()}: error: {e.message}")
         for s in self.jit:
             lines.append(f"  {s.file}:{s.line}: jit: " + ("wrapped: " if s.wrapped else "eager: ") + s.reason)
         return "\n".join(lines)

@@ -11,7 +11,7 @@ Convert trained weights between frameworks.
   msmigrate weights model.pth -o model.ckpt                 torch -> MindSpore
   msmigrate weights model.ckpt -o model.pth --reverse       MindSpore -> torch
 
-Names follow mappings/weights.toml (BatchNorm weight/bias/running_mean/running_var ->
+Names follow migrate/mappings/weights.toml (BatchNorm weight/bias/running_mean/running_var ->
 gamma/beta/moving_mean/moving_variance, num_batches_tracked dropped; LayerNorm/GroupNorm ->
 gamma/beta; Embedding -> embedding_table; PReLU -> w; Conv1d weight (out,in,k) -> (out,in,1,k)).
 With --model (torch) or --ms-model (MindSpore) the layers are read from the network and the
@@ -19,6 +19,9 @@ mapping is exact; without, layers are inferred from tensor names and the inferre
 
 torch checkpoints are read with torch.load(weights_only=True): a pickle that would run code is
 refused. --model / --ms-model IMPORT AND RUN the named Python file.
+
+A progress bar (read, map, write) is drawn on stderr only when stderr is a terminal, stdout is not piped
+and CI is not set; --quiet turns it off.
 
 Exit codes: 0 written; 2 usage or input error (unreadable file, refused pickle, tensor that does
 not fit: the message names it and both shapes). The output is written to a temporary file and
@@ -35,6 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--args", metavar="JSON", help="keyword arguments for NAME, as a JSON object")
     parser.add_argument("--no-strict", action="store_true",
                         help="with --ms-model: skip tensors that have no counterpart instead of failing")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
 def run(args) -> int:
@@ -43,6 +47,9 @@ def run(args) -> int:
                                  mindspore_to_torch, ms_arrays_to_state_dict, save_ms_checkpoint,
                                  save_torch_state_dict, state_dict_to_ms_arrays, torch_to_mindspore)
 
+    from migrate.progress import Progress
+
+    bar = Progress("weights", "step", total=3, quiet=getattr(args, "quiet", False))
     try:
         if os.path.abspath(args.src) == os.path.abspath(args.output):
             raise WeightsError(f"{args.output}: output would overwrite the input")
@@ -50,8 +57,11 @@ def run(args) -> int:
         torch_model = load_object(args.model, kwargs) if args.model else None
         ms_net = load_object(args.ms_model, kwargs) if args.ms_model else None
         notes = []
+        bar.describe(f"reading {os.path.basename(args.src)}")
         if not args.reverse:
             sd = load_torch_state_dict(args.src)
+            bar.update()
+            bar.describe(f"mapping {len(sd)} tensors")
             if ms_net is not None:
                 mapping = torch_to_mindspore(sd, ms_net, strict=not args.no_strict)
                 arrays = {p.name: p.asnumpy() for _, p in ms_net.parameters_and_names()}
@@ -60,10 +70,15 @@ def run(args) -> int:
                 arrays, nm = state_dict_to_ms_arrays(sd, torch_model)
                 notes = nm.inferred_summary()
                 renamed = sum(1 for e in nm.entries if e.torch_name != e.ms_name)
+            bar.update()
+            bar.describe(f"writing {os.path.basename(args.output)}")
             save_ms_checkpoint(arrays, args.output)
+            bar.update()
             dropped = len(sd) - (len(mapping) if ms_net is not None else len(arrays))
         else:
             arrays = load_ms_checkpoint(args.src)
+            bar.update()
+            bar.describe(f"mapping {len(arrays)} tensors")
             if ms_net is not None:
                 load_checkpoint_into(ms_net, arrays)
                 sd = mindspore_to_torch(ms_net)
@@ -72,11 +87,17 @@ def run(args) -> int:
                 sd, nm = ms_arrays_to_state_dict(arrays, torch_model)
                 notes = nm.inferred_summary()
                 renamed = sum(1 for e in nm.entries if e.torch_name != e.ms_name)
+            bar.update()
+            bar.describe(f"writing {os.path.basename(args.output)}")
             save_torch_state_dict(sd, args.output)
+            bar.update()
             dropped = 0
     except (WeightsError, LoadError) as exc:
+        bar.close()
         print(f"msmigrate weights: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        bar.close()
     for line in notes:
         print(line)
     n = len(arrays) if not args.reverse else len(sd)

@@ -44,12 +44,22 @@ class Finding:
     rule: str
     message: str
     fix: str
+    cell: int | None = None  # notebooks: the cell (1-based, in notebook order); ``line`` is then within it
+
+    def where(self) -> str:
+        """``path:line:col``, or ``nb.ipynb:cell 3:line 4:col 5`` in a notebook."""
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell}:line {self.line}:col {self.col}"
+        return f"{self.path}:{self.line}:{self.col}"
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.rule} {self.message} (fix: {self.fix})"
+        return f"{self.where()}: {self.rule} {self.message} (fix: {self.fix})"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if self.cell is None:
+            del d["cell"]
+        return d
 
 
 class Context:

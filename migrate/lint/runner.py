@@ -45,13 +45,32 @@ def fix_source(source: str, path: str = "<string>") -> str:
     return module.code
 
 
+def lint_file(source: str, path: str) -> list[Finding]:
+    """``lint_source``, or the code cells of a notebook (``.ipynb``) as one module."""
+    if path.endswith(".ipynb"):
+        from ..notebook import lint_notebook
+
+        return lint_notebook(source, path)
+    return lint_source(source, path)
+
+
+def fix_file(source: str, path: str) -> str:
+    """``fix_source``, or the same on a notebook's code cells."""
+    if path.endswith(".ipynb"):
+        from ..notebook import fix_notebook
+
+        return fix_notebook(source, path)
+    return fix_source(source, path)
+
+
 def python_files(target: Path) -> list[Path]:
-    """``target`` itself, or the .py files below a directory (sorted, hidden dirs skipped)."""
+    """``target`` itself, or the .py files and .ipynb notebooks below a directory (sorted, hidden dirs such as
+    .ipynb_checkpoints skipped)."""
     if target.is_file():
         return [target]
     if target.is_dir():
-        return sorted(p for p in target.rglob("*.py")
-                      if not any(part.startswith(".") for part in p.relative_to(target).parts))
+        return sorted(p for p in target.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file()
+                      and not any(part.startswith(".") for part in p.relative_to(target).parts))
     raise LintInputError(f"{target}: no such file or directory")
 
 

@@ -6,7 +6,7 @@ A rule receives the bound :class:`migrate.rewrite.calls.Call` after ``fill`` and
 """
 from __future__ import annotations
 
-from ..rewrite.calls import NOT_LITERAL, Unsupported, code
+from ..core.cst_util import NOT_LITERAL, Unsupported, code
 
 
 def conv_padding(call) -> None:
@@ -115,7 +115,7 @@ def to_device_or_dtype(call) -> None:
             raise Unsupported(f"cannot tell whether {src} is a device or a dtype")
     if len(dtypes) > 1:
         raise Unsupported("several dtypes given")
-    from ..rewrite.calls import expr
+    from ..core.cst_util import expr
 
     call.replacement = expr(f"{receiver}.astype({dtypes[0]})" if dtypes else receiver)
 
@@ -133,7 +133,7 @@ def size_varargs(call) -> None:
     """``zeros(2, 3)`` / ``repeat(2, 1)`` take sizes as varargs; MindSpore takes one int or tuple."""
     import libcst as cst
 
-    from ..rewrite.calls import expr
+    from ..core.cst_util import expr
 
     if len(call.varargs) > 1:
         packed = "(" + ", ".join(code(a.value) for a in call.varargs) + ")"

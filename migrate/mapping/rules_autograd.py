@@ -1,9 +1,9 @@
-"""Rules for mappings/init.toml (torch.nn.init -> mindspore.common.initializer)."""
+"""Rules for migrate/mappings/init.toml (torch.nn.init -> mindspore.common.initializer)."""
 from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import Unsupported, atom_code, code, expr
+from ..core.cst_util import Unsupported, atom_code, code, expr
 
 _INIT = "ms.common.initializer"
 # nonlinearities whose gain MindSpore's _calculate_gain computes exactly as torch's calculate_gain

@@ -1,7 +1,7 @@
 """Rules for torch.nn.functional calls whose MindSpore form the tables cannot say (see rules.py for the contract)."""
 from __future__ import annotations
 
-from ..rewrite.calls import NOT_LITERAL, Unsupported, atom_code, code, expr
+from ..core.cst_util import NOT_LITERAL, Unsupported, atom_code, code, expr
 
 def functional_conv_padding(call) -> None:
     """``F.conv1d/conv2d(padding=...)``: torch pads symmetrically, like ``ops.conv*d(pad_mode='pad')`` with the

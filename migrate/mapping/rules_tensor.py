@@ -1,9 +1,9 @@
-"""Rules for torch.* functions and Tensor methods (mappings/torch_math.toml, mappings/tensor_math.toml)."""
+"""Rules for torch.* functions and Tensor methods (migrate/mappings/torch_math.toml, migrate/mappings/tensor_math.toml)."""
 from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import NOT_LITERAL, Unsupported, code, expr
+from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
 
 _SIMPLE = (cst.Name, cst.Attribute)
 

@@ -1,9 +1,9 @@
-"""Rules for optimizers, checkpoints and data loading (mappings/optim.toml, mappings/training.toml)."""
+"""Rules for optimizers, checkpoints and data loading (migrate/mappings/optim.toml, migrate/mappings/training.toml)."""
 from __future__ import annotations
 
 import libcst as cst
 
-from ..rewrite.calls import Unsupported, code, expr
+from ..core.cst_util import Unsupported, code, expr
 
 
 class _TrainableParams(cst.CSTTransformer):
@@ -142,7 +142,7 @@ RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint,
 
 
 # Definitions some entries' targets need in the converted file (converted code never imports msmigrate):
-# name -> (the torch API whose conversion emits it, source). The training pass writes each one the converted file
+# name -> (the torch API(s) whose conversion emits it, source). The training pass writes each one the converted file
 # calls (and does not define itself) after its imports.
 HELPERS = {
     "CrossEntropyLoss": ("torch.nn.CrossEntropyLoss", '''
@@ -200,7 +200,7 @@ def load_checkpoint_dict(path):
             out[name] = value
     return out
 '''),
-    "load_params": ("Module.load_state_dict", '''
+    "load_params": (("Module.load_state_dict", "torch.optim.Optimizer.load_state_dict"), '''
 def load_params(cell, state_dict, strict=True):
     """Module.load_state_dict (written by msmigrate): copies the values into the Cell's (or optimizer's) Parameters
     in place; after ms.load_param_into_net an optimizer holding them no longer moves them (MindSpore 2.10)."""

@@ -1,4 +1,4 @@
-"""Load and validate ``mappings/*.toml`` (see the package docstring for the format)."""
+"""Load and validate ``migrate/mappings/*.toml`` (see the package docstring for the format)."""
 from __future__ import annotations
 
 import functools
@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = ("class", "function", "method", "attribute", "dtype")
-MAPPINGS_DIR = Path(os.environ.get("MSMIGRATE_MAPPINGS", Path(__file__).resolve().parents[2] / "mappings"))
-# Files in mappings/ that are not API tables (they have their own loaders).
+# the table ships inside the package (migrate/mappings/), so an installed wheel finds it
+MAPPINGS_DIR = Path(os.environ.get("MSMIGRATE_MAPPINGS", Path(__file__).resolve().parents[1] / "mappings"))
+# Files in migrate/mappings/ that are not API tables (they have their own loaders).
 NON_API_FILES = {"weights.toml"}
+TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
@@ -79,6 +81,9 @@ class Entry:
 @dataclass
 class Table:
     entries: list[Entry]
+    #: public torch.Tensor attribute names (migrate/mappings/torch_tensor_methods.txt): a call of one of these on a value
+    #: known to be a tensor is marked when the table lacks it, never left as written
+    tensor_method_names: frozenset = frozenset()
 
     def __post_init__(self) -> None:
         self.by_torch = {e.torch: e for e in self.entries if e.kind != "method"}
@@ -185,9 +190,14 @@ def load_files(paths) -> Table:
 
 @functools.lru_cache(maxsize=None)
 def load_table(directory: str | None = None) -> Table:
-    """The validated table from every ``*.toml`` in ``directory`` (default: the project's mappings/)."""
+    """The validated table from every ``*.toml`` in ``directory`` (default: the package's migrate/mappings/)."""
     d = Path(directory) if directory else MAPPINGS_DIR
     files = [p for p in d.glob("*.toml") if p.name not in NON_API_FILES]
     if not files:
         raise MappingError(f"{d}: no mapping files found")
-    return load_files(files)
+    table = load_files(files)
+    names = d / TENSOR_NAMES_FILE
+    if names.is_file():
+        table.tensor_method_names = frozenset(
+            ln.strip() for ln in names.read_text(encoding="utf-8").splitlines() if ln.strip() and ln[0] != "#")
+    return table

@@ -1,4 +1,5 @@
 """Source rewriting: torch code in, MindSpore code out (see ``transformer`` for the passes)."""
-from .transformer import MARKER, Rewriter
+from ..core.diagnostics import MARKER
+from .transformer import Rewriter
 
 __all__ = ["MARKER", "Rewriter"]

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..core import emit
+
 from ..names import canonical
 from .calls import code
 from .training import _assigned, _names, _target_names
-from .transformer import MARKER, _root
+from ..core.cst_util import root as _root
+from ..core.diagnostics import MARKER, add_markers, marker_text
 
 GRAD_API = "torch.autograd.grad"
 FN_API = "torch.autograd.Function"
@@ -33,7 +36,7 @@ def applies(source: str) -> bool:
 
 
 def _stmt(src):
-    return cst.parse_statement(src)
+    return emit.statement(src)
 
 
 class _Fail(Exception):
@@ -50,43 +53,42 @@ def _ctx_lines(body, ctx):
 
 
 class AutogradPass:
-    def __init__(self, module, rw):
-        self.module, self.rw = module, rw
+    def __init__(self, module, ctx):
+        self.module, self.ctx = module, ctx
         self.fn_classes: set[str] = set()
         self.counter = 0
 
     # -- reporting -----------------------------------------------------------------------------------------
-    def mark(self, stmt, api, reason, origin=None):
-        self.rw.uses += 1
-        self.rw.records.append((api, reason, origin if origin is not None else self.rw.origins.get(stmt, stmt)))
-        text = f"{MARKER} {api}: {reason}"
-        return stmt.with_changes(leading_lines=[*stmt.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+    def mark(self, stmt, api, reason, origin=None, torch_root=None):
+        node = origin if origin is not None else self.ctx.origins.get(stmt, stmt)
+        return add_markers(stmt, [self.ctx.unsupported(api, reason, node, torch_root)])
 
     def ok(self, api):
-        self.rw.uses += 1
-        self.rw.apis[api] += 1
+        self.ctx.ok(api)
 
     # -- Function classes ------------------------------------------------------------------------------------
     def convert_class(self, cls: cst.ClassDef, before: cst.ClassDef):
-        origin = self.rw.origins.get(before)
+        origin = self.ctx.origins.get(before)
         if origin is None or not any(self._is_fn_base(b.value) for b in origin.bases):
             return cls
         try:
             new = self._function_cell(cls)
         except _Fail as exc:
             # undo the base conversion: the class stays a torch Function, marked
-            self.rw.apis[FN_API] -= 1
-            self.rw.uses -= 1
-            for b in origin.bases:
-                if self._is_fn_base(b.value):
-                    self.rw.torch_left.add(code(b.value).split(".")[0])
-            return self.mark(cls.with_changes(bases=origin.bases), FN_API, str(exc), origin)
+            self.ctx.apis[FN_API] -= 1
+            self.ctx.uses -= 1
+            root = next(((code(_root(b.value)).split(".")[0]) for b in origin.bases if self._is_fn_base(b.value)),
+                        None)
+            binding = self.ctx.resolver.lookup(root) if root else None
+            if binding is not None and binding.qualname is not None:
+                self.ctx.imports.torch_name(root, binding.qualname)
+            return self.mark(cls.with_changes(bases=origin.bases), FN_API, str(exc), origin, torch_root=root)
         self.fn_classes.add(cls.name.value)
         self.ok("torch.autograd.Function (forward/backward -> construct/bprop)")
         return new
 
     def _is_fn_base(self, node):
-        q = self.rw.aliases.qualify(node)
+        q = self.ctx.resolver.qualify(node)
         return q is not None and canonical(q) == FN_API
 
     def _function_cell(self, cls):
@@ -149,9 +151,9 @@ class AutogradPass:
                         if saved is None:
                             fail.append("saved_tensors without save_for_backward")
                             return u
-                        return cst.parse_expression("(" + ", ".join(saved) + ("," if len(saved) == 1 else "") + ")")
+                        return emit.expression("(" + ", ".join(saved) + ("," if len(saved) == 1 else "") + ")")
                     if a in attrs:
-                        return cst.parse_expression(f"({code(attrs[a])})")
+                        return emit.expression(f"({code(attrs[a])})")
                     fail.append(f"{bctx}.{a} is not converted (needs_input_grad, saved_variables...)")
                 return u
 
@@ -174,7 +176,7 @@ class AutogradPass:
                         out.append(f"ops.zeros_like({x}) if isinstance({x}, ms.Tensor) else 0")
                     else:
                         out.append(code(e.value))
-                return u.with_changes(value=cst.parse_expression("(" + ", ".join(
+                return u.with_changes(value=emit.expression("(" + ", ".join(
                     f"({o})" if " if " in o else o for o in out) + ",)"))
 
         new_bbody = [s.visit(B()) for s in bbody]
@@ -204,13 +206,13 @@ class AutogradPass:
         if isinstance(node, cst.Subscript):
             node = node.value
         if isinstance(node, cst.Call):
-            q = self.rw.aliases.qualify(node.func)
+            q = self.ctx.resolver.qualify(node.func)
             if q is not None and canonical(q) == GRAD_API:
                 return node
         return None
 
     def block(self, stmts, before):
-        # libcst rebuilds visited nodes: find the table pass's statements (keys of rw.origins) by position
+        # libcst rebuilds visited nodes: find the table pass's statements (keys of ctx.origins) by position
         self._before = {id(a): b for a, b in zip(stmts, before)} if len(stmts) == len(before) else {}
         out = list(stmts)
         i = 0
@@ -234,14 +236,15 @@ class AutogradPass:
         """Replace the table's generic marker of this statement by a precise reason."""
         lines = [ln for ln in stmt.leading_lines if not (ln.comment and ln.comment.value.startswith(
             f"{MARKER} {GRAD_API}:"))]
-        for k, (api, _, node) in enumerate(self.rw.records):
-            if api == GRAD_API and self._in_origin(stmt, node):
-                self.rw.records[k] = (api, reason, node)
-        return stmt.with_changes(leading_lines=[*lines, cst.EmptyLine(comment=cst.Comment(
-            f"{MARKER} {GRAD_API}: {reason}"))])
+        text = None
+        for record in self.ctx.diagnostics.records:
+            if record.api == GRAD_API and self._in_origin(stmt, record.node):
+                record.reason = reason
+                text = marker_text(GRAD_API, reason)
+        return add_markers(stmt.with_changes(leading_lines=lines), [text or marker_text(GRAD_API, reason)])
 
     def _in_origin(self, stmt, node):
-        origin = self.rw.origins.get(self._before.get(id(stmt), stmt))
+        origin = self.ctx.origins.get(self._before.get(id(stmt), stmt))
         if origin is None:
             return False
         found = []
@@ -346,20 +349,15 @@ class AutogradPass:
             g = f"ms.grad({fn}, grad_position=({', '.join(str(k) for k in range(len(in_names)))}))({', '.join(in_names)})"
             grad_expr = g if create == "True" else f"tuple(ops.stop_gradient(t) for t in {g})"
         assign = stmts[i].body[0]
-        new_value = _replace(assign.value, call, cst.parse_expression(grad_expr))
+        new_value = _replace(assign.value, call, emit.expression(grad_expr))
         keep_lines = [ln for ln in stmts[i].leading_lines if not (ln.comment and ln.comment.value.startswith(
             f"{MARKER} {GRAD_API}:"))]
         new_stmt = stmts[i].with_changes(body=[assign.with_changes(value=new_value)], leading_lines=[])
-        fn_def = cst.parse_statement(fn_src).with_changes(leading_lines=keep_lines)
+        fn_def = emit.statement(fn_src).with_changes(leading_lines=keep_lines)
         # the table pass already reported this call as unsupported: turn the record into a conversion
-        gone = [r for r in self.rw.records if r[0] == GRAD_API and self._in_origin(stmts[i], r[2])]
-        self.rw.records = [r for r in self.rw.records if r not in gone]
-        for r in gone:  # the torch import stays only if another unconverted use needs that name
-            root = code(_root(r[2])).split(".")[0]
-            if not any(code(_root(o[2])).split(".")[0] == root for o in self.rw.records
-                       if isinstance(o[2], cst.BaseExpression)):
-                self.rw.torch_left.discard(root)
-        self.rw.apis[GRAD_API] += 1
+        # (its torch import is kept only if another unconverted use still needs that name)
+        self.ctx.diagnostics.withdraw(lambda r: not (r.api == GRAD_API and self._in_origin(stmts[i], r.node)))
+        self.ctx.apis[GRAD_API] += 1
         result = []
         for j, s in enumerate(stmts):
             if j in slice_idx:
@@ -445,5 +443,5 @@ class _Apply(cst.CSTTransformer):
         return u
 
 
-def run(module: cst.Module, rewriter) -> cst.Module:
-    return AutogradPass(module, rewriter).run()
+def run(module: cst.Module, ctx) -> cst.Module:
+    return AutogradPass(module, ctx).run()

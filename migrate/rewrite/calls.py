@@ -8,45 +8,16 @@ comments and line breaks inside the call survive.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 import string
 
 import libcst as cst
 
+from ..core.cst_util import NOT_LITERAL, Misfit, Unsupported, atom_code, code, expr
 from ..mapping import Entry
 from .msnames import short_name
 
-_EMPTY = cst.Module(body=[])
-
-
-#: ``Call.literal`` of an argument that is an expression, not a literal.
-NOT_LITERAL = object()
-
-
-class Unsupported(Exception):
-    """Raised by the binding steps and rules: the call stays as it was, with this reason."""
-
-
-def code(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
-
-
-@functools.lru_cache(maxsize=4096)
-def expr(src: str) -> cst.BaseExpression:
-    return cst.parse_expression(src)
-
-
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString,
-          cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ConcatenatedString, cst.FormattedString)
-
-
-def atom_code(node: cst.BaseExpression) -> str:
-    """Source of ``node``, parenthesised unless it is an atom (safe to splice into any template)."""
-    src = code(node)
-    if isinstance(node, _ATOMS) or (node.lpar and node.rpar):
-        return src
-    return f"({src})"
+__all__ = ["Call", "NOT_LITERAL", "Unsupported", "atom_code", "code", "expr"]
 
 
 class Call:
@@ -79,7 +50,7 @@ class Call:
                 self.kwargs.append(arg)
                 continue
             if arg.star:
-                raise Unsupported(f"cannot map {arg.star}{code(arg.value)} onto the signature")
+                raise Misfit(f"cannot map {arg.star}{code(arg.value)} onto the signature")
             if arg.keyword is None:
                 if i < len(pos_names):
                     name = pos_names[i]
@@ -89,7 +60,7 @@ class Call:
                     i += 1
                     continue
                 else:
-                    raise Unsupported(f"too many positional arguments (signature: {', '.join(names)})")
+                    raise Misfit(f"too many positional arguments (signature: {', '.join(names)})")
                 i += 1
             else:
                 name = arg.keyword.value
@@ -97,9 +68,9 @@ class Call:
                     self.varargs.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
                     continue
                 if name not in {a.lstrip("*") for a in names} or name == entry.varargs:
-                    raise Unsupported(f"unknown argument '{name}'")
+                    raise Misfit(f"unknown argument '{name}'")
             if name in self.bound:
-                raise Unsupported(f"argument '{name}' given twice")
+                raise Misfit(f"argument '{name}' given twice")
             self.bound[name] = arg.value
             self.origin[name] = arg
 

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..core import emit
+
 from .calls import code
-from .transformer import MARKER
+from ..core.diagnostics import add_markers
 
 NO_GRAD = "ms._no_grad()"
 AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
@@ -38,7 +40,7 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
-_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast")
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format")
 
 
 def _helpers():
@@ -153,7 +155,7 @@ def _ordered_names(nodes) -> list[str]:
 
 
 def _stmt(src: str) -> cst.BaseStatement:
-    return cst.parse_statement(src)
+    return emit.statement(src)
 
 
 class _Step:
@@ -164,8 +166,8 @@ class _Step:
 
 
 class TrainingPass:
-    def __init__(self, module: cst.Module, rewriter) -> None:
-        self.module, self.rw = module, rewriter
+    def __init__(self, module: cst.Module, ctx) -> None:
+        self.module, self.ctx = module, ctx
         self.counter = 0
         self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
@@ -174,16 +176,10 @@ class TrainingPass:
 
     # -- reporting -----------------------------------------------------------------------------------
     def fail(self, stmt, api: str, reason: str):
-        self.rw.uses += 1
-        self.rw.records.append((api, reason, self.rw.origins.get(stmt, stmt)))
-        text = f"{MARKER} {api}: {reason}"
-        if any(ln.comment and ln.comment.value == text for ln in stmt.leading_lines):
-            return stmt
-        return stmt.with_changes(leading_lines=[*stmt.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+        return add_markers(stmt, [self.ctx.unsupported(api, reason, self.ctx.origins.get(stmt, stmt))])
 
     def ok(self, api: str):
-        self.rw.uses += 1
-        self.rw.apis[api] += 1
+        self.ctx.ok(api)
 
     @staticmethod
     def _optimizer_models(module) -> dict[str, set[str]]:
@@ -386,7 +382,7 @@ class TrainingPass:
                 continue
             clip = _clip(s)
             if clip is not None and any(st["i_bw"] < j < st["i_step"] for st in built):
-                new.append(s.with_changes(body=[cst.parse_statement(
+                new.append(s.with_changes(body=[emit.statement(
                     f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
                 self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
                 continue
@@ -405,7 +401,7 @@ class TrainingPass:
                 self.ok("torch.amp.GradScaler.step")
                 continue
             if step is not None:
-                new.append(s.with_changes(body=[cst.parse_statement(f"{step['opt']}(grads)\n").body[0]]))
+                new.append(s.with_changes(body=[emit.statement(f"{step['opt']}(grads)\n").body[0]]))
                 continue
             c = _expr_call(s)
             recv = code(c.func.value) if c is not None and isinstance(c.func, cst.Attribute) else None
@@ -646,7 +642,7 @@ class TrainingPass:
         body_src = "".join(code(s.with_changes(leading_lines=[ln for ln in s.leading_lines if ln.comment]))
                            for s in slice_stmts)
         fn_src = f"def {fwd}({', '.join(params)}):\n" + _indent(body_src) + f"    return {ret}\n"
-        defs = [cst.parse_statement(fn_src),
+        defs = [emit.statement(fn_src),
                 _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
                       + (", has_aux=True)\n" if aux else ")\n"))]
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
@@ -986,6 +982,28 @@ class _NoGrad(cst.CSTTransformer):
     def visit_AugAssign(self, node):
         self.targets.add(id(node.target))
 
+    def leave_Call(self, original, updated):
+        """``optimizer.state_dict()`` / ``optimizer.load_state_dict(sd)`` of a known optimizer: its Parameters
+        (moments, step count), loaded by copying in place (the table converts them on modules only)."""
+        f = updated.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "to" and any(
+                a.keyword is not None and a.keyword.value == "memory_format" for a in updated.args):
+            # model.to(memory_format=torch.channels_last): a layout hint; MindSpore has no memory formats
+            rest = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "memory_format")]
+            self.tp.ok("torch.nn.Module.to (memory_format dropped)")
+            if not rest:
+                return f.value.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else f.value
+            return updated.with_changes(args=[*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        if not (isinstance(f, cst.Attribute) and code(f.value) in self.tp.optimizers):
+            return updated
+        if f.attr.value == "state_dict" and not updated.args:
+            self.tp.ok("torch.optim.Optimizer.state_dict")
+            return updated.with_changes(func=f.with_changes(attr=cst.Name("parameters_dict")))
+        if f.attr.value == "load_state_dict" and len(updated.args) == 1 and updated.args[0].keyword is None:
+            self.tp.ok("torch.optim.Optimizer.load_state_dict")
+            return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
+        return updated
+
     def leave_Subscript(self, original, updated):
         inner = updated.value
         if (id(original) not in self.targets and isinstance(inner, cst.Subscript)
@@ -1020,8 +1038,8 @@ class _NoGrad(cst.CSTTransformer):
                 out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
                                         "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
             elif _clip(s) is not None:
-                if orig is not None and orig in self.tp.rw.origins:
-                    self.tp.rw.origins[s] = self.tp.rw.origins[orig]
+                if orig is not None and orig in self.tp.ctx.origins:
+                    self.tp.ctx.origins[s] = self.tp.ctx.origins[orig]
                 out.append(self.tp.fail(s, "torch.nn.utils.clip_grad_norm_",
                                         "only converted between backward() and optimizer.step() of a step"))
             elif self.tp.has_shuffle_dataset and (c := _expr_call(s)) is not None and code(c.func) == "ms.set_seed":
@@ -1038,50 +1056,42 @@ class _NoGrad(cst.CSTTransformer):
         return updated.with_changes(body=self._flatten(updated.body, original.body))
 
 
-def run(module: cst.Module, rewriter) -> cst.Module:
-    """Rewrite the training steps of ``module`` and write the helper definitions its conversion uses. Imports are
-    added afterwards by ``Rewriter.finish`` from the final text (its placeholder is still in the tree); a rewriter
-    that already wrote its imports gets ``import mindspore as ms`` here when the pass introduced ``ms.``."""
-    new = TrainingPass(module, rewriter).run()
-    new = _add_helpers(new, rewriter)
-    if ("ms." in new.code and "__msmigrate_imports__" not in new.code
-            and not any(code(s).lstrip().startswith("import mindspore as ms") for s in new.body)):
-        from .transformer import _after_preamble
-
-        body = list(new.body)
-        at = next((i for i, s in enumerate(body) if code(s).lstrip().startswith(("import mindspore", "from mindspore"))),
-                  _after_preamble(body))
-        body.insert(at, _stmt("import mindspore as ms\n"))
-        new = new.with_changes(body=body)
-    return new
+def run(module: cst.Module, ctx) -> cst.Module:
+    """Rewrite the training steps of ``module`` and write the helper definitions its conversion uses (imports are
+    applied after every pass, by the import plan)."""
+    new = TrainingPass(module, ctx).run()
+    return _add_helpers(new, ctx)
 
 
 def _is_import(stmt) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
-                                                         and s.value.value == "__msmigrate_imports__")
-        for s in stmt.body)
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                             for s in stmt.body)
 
 
-def _add_helpers(module: cst.Module, rewriter) -> cst.Module:
-    """The definitions (``rules_training.HELPERS``) of the helpers this file's conversion calls, after the block of
-    top-level imports, each once; none whose name the file binds itself."""
+def _add_helpers(module: cst.Module, ctx) -> cst.Module:
+    """The definitions (``rules_training.HELPERS``) of the helpers this file's conversion calls, each once, none
+    whose name the file binds itself: after the top-level imports, where the import plan puts MindSpore's (its
+    anchor), so the helpers come after the imports they use."""
     import re
+
+    from ..core.imports import after_preamble
 
     text = module.code
     defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
-    wanted = [src for name, (api, src) in _helpers().items()
-              if rewriter.apis.get(api) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+    wanted = [src for name, (apis, src) in _helpers().items()
+              if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis)) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
               and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
     if not wanted:
         return module
     body = list(module.body)
-    first = next((i for i, s in enumerate(body) if _is_import(s)), None)
-    at = first if first is not None else 0
+    anchor = ctx.imports.anchor
+    at = anchor if anchor is not None else after_preamble(body)
+    at = min(at, len(body))
     while at < len(body) and _is_import(body[at]):
         at += 1
     blank = [cst.EmptyLine(), cst.EmptyLine()]
-    defs = [cst.parse_statement(src.lstrip("\n")).with_changes(leading_lines=blank) for src in wanted]
+    newline = module.default_newline  # also inside the helpers' docstrings (CRLF files stay CRLF)
+    defs = [_stmt(src.lstrip("\n").replace("\n", newline)).with_changes(leading_lines=blank) for src in wanted]
     if at < len(body):
         body[at] = body[at].with_changes(leading_lines=[*blank, *[ln for ln in body[at].leading_lines
                                                                   if ln.comment]])

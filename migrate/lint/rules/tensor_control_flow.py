@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...core.resolve import YES
+from ...core.walk import ScopedVisitor
 from ..core import Context, Rule, tensor_names, tensor_refs, walk
 
 
@@ -51,6 +53,17 @@ class Net(nn.Cell):
         return y
 """,
         """
+class Sum(nn.Cell):
+    def construct(self, xs):
+        out = 0
+        for x in xs:
+            out += self.proj(x)
+        total = out
+        if total.sum() > 0:  # <- flagged
+            total = -total
+        return total
+""",
+        """
 import mindspore as ms
 
 @ms.jit
@@ -62,8 +75,40 @@ def step(x, threshold):
     ]
 
     def check(self, ctx: Context):
+        flagged = set()
         for func in ctx.compiled:
             tensors = tensor_names(ctx, func)
             for node in walk(func.body):
                 if isinstance(node, (cst.If, cst.While)) and tensor_refs(node.test, tensors):
-                    yield ctx.finding(type(self), node.test)
+                    flagged.add(id(node.test))
+        # the converter's resolver: a condition whose value is a tensor by its evidence (a reduction of a
+        # layer output accumulated in a loop, a comparison of tensors...), whatever names it goes through
+        compiled = {id(f) for f in ctx.compiled}
+        finder = _TensorConditions(compiled)
+        ctx.module.visit(finder)
+        flagged.update(finder.found)
+        for node in walk(ctx.module):
+            if isinstance(node, (cst.If, cst.While)) and id(node.test) in flagged:
+                yield ctx.finding(type(self), node.test)
+
+
+class _TensorConditions(ScopedVisitor):
+    """``if`` / ``while`` tests inside compiled functions that the resolver knows to be tensors."""
+
+    def __init__(self, compiled: set[int]) -> None:
+        super().__init__()
+        self.compiled, self.depth, self.found = compiled, 0, set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if id(node) in self.compiled:
+            self.depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if id(node) in self.compiled:
+            self.depth -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.depth and self.resolver.tensor(node.test) == YES:
+            self.found.add(id(node.test))
+
+    visit_While = visit_If

@@ -1,0 +1,60 @@
+"""The one object every pass of a file's conversion receives."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from ..mapping import Table
+from .diagnostics import Diagnostics
+from .imports import ImportPlan
+from .resolve import Project, Resolver
+
+
+@dataclass
+class Facts:
+    """Typed facts one pass records for the passes after it (never each other's text)."""
+
+    optimizers: set[str] = field(default_factory=set)  # names bound to torch.optim optimizers
+    module_classes: set[str] = field(default_factory=set)  # classes of this file deriving from a torch module
+    function_classes: set[str] = field(default_factory=set)  # torch.autograd.Function subclasses converted
+    backward_roots: set[str] = field(default_factory=set)  # names whose `.backward()` is a torch backward
+
+
+@dataclass
+class FileContext:
+    filename: str
+    source: str
+    table: Table
+    module: cst.Module  # the parsed input (never changed: diagnostics point into it)
+    resolver: Resolver
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    imports: ImportPlan = field(default_factory=ImportPlan)
+    facts: Facts = field(default_factory=Facts)
+    apis: Counter = field(default_factory=Counter)  # converted API -> uses
+    uses: int = 0  # torch API uses found (converted or not)
+    # converted statement -> its original statement: later passes report positions with it
+    origins: dict = field(default_factory=dict)
+    deferred_methods: frozenset = frozenset()  # tensor methods a later pass rewrites (``loss.backward()``)
+
+    @classmethod
+    def create(cls, source: str, filename: str, table: Table, module: cst.Module,
+               project: Project | None = None) -> "FileContext":
+        path = Path(filename)
+        resolver = Resolver(project, path if project is not None else None)
+        return cls(filename, source, table, module, resolver)
+
+    @property
+    def converted(self) -> int:
+        return sum(self.apis.values())
+
+    def ok(self, api: str) -> None:
+        self.uses += 1
+        self.apis[api] += 1
+
+    def unsupported(self, api: str, reason: str, node: cst.CSTNode, torch_root: str | None = None) -> str:
+        """Count and record an unsupported use; returns its marker text."""
+        self.uses += 1
+        return self.diagnostics.unsupported(api, reason, node, torch_root)

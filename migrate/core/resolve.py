@@ -1,0 +1,580 @@
+"""Scope-aware name resolution and tensor-ness, filled while a pass walks the file in source order.
+
+``Resolver`` keeps a stack of scopes (module, class, function, lambda, comprehension). Every binding form binds
+in the scope it belongs to: imports (at any depth), parameters, assignments (plain, augmented, annotated, tuple
+targets, ``for`` / ``with`` / ``except`` targets), ``def`` / ``class`` names, comprehension targets; ``global``
+sends a name to the module scope. A name is looked up from the innermost scope outwards, skipping class scopes
+(Python does not let methods see class attributes by bare name). Bindings are recorded in walk order, which is
+exact for valid code except for a name used in a loop body before the assignment that rebinds it later in the
+same body (the first iteration's meaning is used).
+
+Each binding says what the name stands for: an imported object (its qualified name: ``torch.nn.functional``,
+``numpy``, ``os.path``, ``pkg.layers.DoubleConv`` for a sibling module's class), or a value with a tensor-ness:
+
+* ``YES``  — torch calls (``torch.randn``, ``F.relu``), module outputs (``self.conv(x)``, ``model(x)``), tensor
+  method results, Parameters and buffers, ``forward`` / ``construct`` parameters, arithmetic on those;
+* ``NO``   — numbers, strings, containers, comprehensions, numpy results, modules (a torch layer or a user
+  ``nn.Module`` subclass instance: calling it gives a tensor, but it is not one), objects of non-Module user
+  classes, ``self``, imported modules and functions, ``x.shape`` / ``x.dtype``, ``len(...)``...;
+* ``UNKNOWN`` — everything else (a parameter of a plain function, a call of an unknown function, a list item).
+
+``Project`` answers what a sibling module exports (``from .unet_parts import *``, ``from .base import Net``),
+read with ``ast`` (no conversion), so a file whose torch names come from a sibling still converts and a class
+deriving from a sibling's ``nn.Module`` subclass is a module too.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from .cst_util import dotted
+
+YES, NO, UNKNOWN = "yes", "no", "unknown"
+
+#: Tensor methods whose result is not a tensor.
+NON_TENSOR_METHODS = frozenset({
+    "item", "tolist", "numpy", "size", "dim", "ndimension", "numel", "nelement", "element_size", "is_contiguous",
+    "data_ptr", "stride", "storage_offset", "is_floating_point", "is_complex", "get_device", "equal", "__len__",
+    "untyped_storage", "storage", "is_leaf", "requires_grad_", "register_hook",
+})
+#: Attributes of a tensor that are not tensors.
+NON_TENSOR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout",
+                              "is_sparse", "names", "grad_fn", "is_leaf", "itemsize", "nbytes"})
+#: Attributes of a tensor that are tensors.
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+#: Builtins whose result is never a tensor.
+NON_TENSOR_BUILTINS = frozenset({
+    "len", "int", "float", "str", "bool", "list", "dict", "tuple", "set", "frozenset", "range", "enumerate", "zip",
+    "isinstance", "issubclass", "sorted", "reversed", "open", "print", "repr", "format", "type", "id", "hash",
+    "callable", "hasattr", "dir", "vars", "iter", "map", "filter", "round", "chr", "ord", "bytes", "bytearray",
+    "object", "super", "property", "staticmethod", "classmethod", "input", "globals", "locals", "any", "all",
+})
+# torch callables that do not return a tensor (their qualified names, or prefixes ending in '.')
+_TORCH_NON_TENSOR = ("torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
+                     "torch.cuda.", "torch.backends.", "torch.device", "torch.Size", "torch.Generator",
+                     "torch.get_default_dtype", "torch.set_", "torch.manual_seed", "torch.save", "torch.load",
+                     "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.utils.", "torch.optim.",
+                     "torch.distributed.", "torch.jit.", "torch.onnx.", "torch.hub.", "torch.autograd.grad",
+                     "torch.typename", "torch.finfo", "torch.iinfo", "torch.accelerator.")
+
+
+@dataclass
+class Binding:
+    """What a name stands for in the scope that binds it."""
+
+    qualname: str | None = None  # an imported or defined object: 'torch.nn', 'numpy.zeros', 'pkg.mod.Net'
+    tensor: str = UNKNOWN  # for values: YES / NO / UNKNOWN
+    module: bool = False  # the value is a torch module instance (a layer, a user nn.Module subclass)
+    module_class: bool = False  # the name is a class deriving from a torch module
+    is_global: bool = False  # `global name` in a function: look it up in the module scope
+    element: str = UNKNOWN  # for a list / tuple: the tensor-ness of its items (``feats.append(self.a(x))``)
+    element_seen: bool = False  # an item was appended already
+
+
+@dataclass
+class Scope:
+    kind: str  # module | class | function | lambda | comp
+    names: dict[str, Binding] = field(default_factory=dict)
+    module_class: bool = False  # class scope: the class derives from a torch module
+    qualname: str = ""  # class scope: the class's name
+    forward: bool = False  # function scope: forward/construct of a module class
+    self_name: str | None = None  # method scope: the first parameter
+    attrs: dict[str, Binding] = field(default_factory=dict)  # class scope: self.<attr> bindings
+
+
+def is_torch(q: str | None) -> bool:
+    return bool(q) and (q == "torch" or q.startswith("torch."))
+
+
+def is_numpy(q: str | None) -> bool:
+    return bool(q) and (q == "numpy" or q.startswith("numpy."))
+
+
+def torch_module_class(q: str | None) -> bool:
+    """A torch class whose instances are modules (``torch.nn.Conv2d``, ``torch.nn.Module``), or the MindSpore
+    Cell class a conversion made of one (so converted code reads as its source did)."""
+    if q and q.startswith("mindspore.nn."):
+        last = q.rsplit(".", 1)[1]
+        return last[:1].isupper() and not q.startswith("mindspore.nn.probability.")
+    q = _canonical(q)
+    if not q or not q.startswith("torch.nn.") or q.startswith(("torch.nn.functional.", "torch.nn.init.",
+                                                                  "torch.nn.utils.")):
+        return False
+    last = q.rsplit(".", 1)[1]
+    return last[:1].isupper() and last not in ("Parameter", "Buffer")
+
+
+class Resolver:
+    def __init__(self, project: "Project | None" = None, path: Path | None = None) -> None:
+        self.project, self.path = project, path
+        self.scopes: list[Scope] = [Scope("module")]
+        self.local_module_classes: set[str] = set()  # qualified names of classes known to be torch modules
+
+    # -- scopes ---------------------------------------------------------------------------------------
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def push(self, scope: Scope) -> None:
+        self.scopes.append(scope)
+
+    def pop(self) -> Scope:
+        return self.scopes.pop()
+
+    def enclosing_class(self) -> Scope | None:
+        """The class scope a method being walked belongs to (the scope just outside the current function)."""
+        for i in range(len(self.scopes) - 1, 0, -1):
+            if self.scopes[i].kind == "function":
+                return self.scopes[i - 1] if self.scopes[i - 1].kind == "class" else None
+        return None
+
+    def bind(self, name: str, binding: Binding) -> None:
+        current = self.scope.names.get(name)
+        if current is not None and current.is_global:
+            self.scopes[0].names[name] = binding
+        else:
+            self.scope.names[name] = binding
+
+    def lookup(self, name: str) -> Binding | None:
+        for i in range(len(self.scopes) - 1, -1, -1):
+            scope = self.scopes[i]
+            if scope.kind == "class" and i != len(self.scopes) - 1:
+                continue
+            b = scope.names.get(name)
+            if b is not None:
+                return self.scopes[0].names.get(name) if b.is_global else b
+        return None
+
+    def binds_anywhere(self, name: str) -> bool:
+        return any(name in s.names for s in self.scopes)
+
+    # -- names ----------------------------------------------------------------------------------------
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name of a Name/Attribute chain whose root is an imported (or defined) object."""
+        path = dotted(node)
+        if path is None:
+            return None
+        first, _, rest = path.partition(".")
+        b = self.lookup(first)
+        if b is None or b.qualname is None:
+            return None
+        return f"{b.qualname}.{rest}" if rest else b.qualname
+
+    def uses_torch(self) -> bool:
+        """Some name visible at module level stands for a torch object."""
+        return any(is_torch(b.qualname) for b in self.scopes[0].names.values())
+
+    # -- imports --------------------------------------------------------------------------------------
+    def record_import(self, node: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+        """Bind the names of an import statement; return (local name, qualified name) for each."""
+        bound: list[tuple[str, str]] = []
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted(alias.name) or ""
+                if alias.asname is not None:
+                    local, q = alias.asname.name.value, full
+                else:  # `import torch.nn` binds `torch`
+                    local = q = full.split(".")[0]
+                bound.append((local, q))
+        else:
+            module = dotted(node.module) if node.module is not None else ""
+            level = len(node.relative)
+            if isinstance(node.names, cst.ImportStar):
+                for local, b in self._star(module, level).items():
+                    self.bind(local, b)
+                return []
+            base = self._module_qualname(module, level)
+            for alias in node.names:
+                name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
+                local = alias.asname.name.value if alias.asname is not None else name
+                exported = self._exported(module, level, name)
+                if exported is not None:
+                    self.bind(local, exported)
+                    continue
+                bound.append((local, f"{base}.{name}" if base else name))
+        for local, q in bound:
+            self.bind(local, Binding(qualname=q, tensor=NO))
+        return bound
+
+    def _module_qualname(self, module: str, level: int) -> str:
+        if not level:
+            return module
+        return "." * level + module  # a local module: its names never resolve to torch by name alone
+
+    def _exported(self, module: str, level: int, name: str) -> Binding | None:
+        if self.project is None or self.path is None:
+            return None
+        return self.project.exports(self.path, module, level).get(name)
+
+    def _star(self, module: str, level: int) -> dict[str, Binding]:
+        if self.project is None or self.path is None:
+            return {}
+        return self.project.exports(self.path, module, level)
+
+    # -- tensor-ness ----------------------------------------------------------------------------------
+    def value(self, node: cst.BaseExpression | None) -> Binding:
+        """The binding a name gets when ``node`` is assigned to it."""
+        if node is None:
+            return Binding()
+        if isinstance(node, cst.Call) and self.is_module_class(node.func):
+            return Binding(tensor=NO, module=True)
+        if isinstance(node, (cst.IfExp, cst.BooleanOperation)):
+            sides = [node.body, node.orelse] if isinstance(node, cst.IfExp) else [node.left, node.right]
+            values = [self.value(v) for v in sides if not (isinstance(v, cst.Name) and v.value == "None")]
+            if values and all(v.module for v in values):
+                return Binding(tensor=NO, module=True)
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            if b is not None and b.module:
+                return Binding(tensor=NO, module=True)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            items = {self.tensor(el.value) for el in node.elements if not isinstance(el, cst.StarredElement)}
+            return Binding(tensor=NO, element=YES if items == {YES} else (NO if items == {NO} else UNKNOWN))
+        return Binding(tensor=self.tensor(node))
+
+    def element(self, node: cst.BaseExpression) -> str:
+        """The tensor-ness of the items of ``node`` (a list or tuple name, a tensor)."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            if b is not None and b.qualname is None and not b.module:
+                return YES if b.tensor == YES else b.element
+        if isinstance(node, cst.Subscript) and isinstance(node.slice[0].slice, cst.Slice):
+            return self.element(node.value)
+        return YES if self.tensor(node) == YES else UNKNOWN
+
+    def appended(self, container: cst.BaseExpression, item: cst.BaseExpression) -> None:
+        """``container.append(item)``: a list of tensors stays one; anything else makes its items unknown."""
+        if isinstance(container, cst.Name):
+            b = self.lookup(container.value)
+            if b is not None and b.qualname is None and b.tensor == NO and not b.module:
+                t = self.tensor(item)
+                b.element = t if b.element in (t, UNKNOWN) and (b.element == t or not b.element_seen) else UNKNOWN
+                b.element_seen = True
+
+    def is_module_class(self, node: cst.BaseExpression) -> bool:
+        """``node`` names a class whose instances are torch modules (``nn.Conv2d``, a user ``nn.Module``)."""
+        q = self.qualify(node)
+        if q is None:
+            return False
+        if torch_module_class(q) or q in self.local_module_classes:
+            return True
+        b = self.lookup((dotted(node) or "").split(".")[0])
+        return b is not None and b.module_class and "." not in (dotted(node) or ".")
+
+    def is_module_value(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a torch module instance (a layer attribute, a model variable)."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            return b is not None and b.module
+        if isinstance(node, cst.Attribute):
+            b = self._self_attr(node)
+            return b is not None and b.module
+        return False
+
+    def _self_attr(self, node: cst.Attribute) -> Binding | None:
+        """The binding of ``self.attr`` inside a method."""
+        if not isinstance(node.value, cst.Name):
+            return None
+        fn = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
+        cls = self.enclosing_class()
+        if fn is None or cls is None or fn.self_name != node.value.value:
+            return None
+        return cls.attrs.get(node.attr.value)
+
+    def tensor(self, node: cst.BaseExpression) -> str:
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer,
+                             cst.Float, cst.Imaginary, cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp,
+                             cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda)):
+            return NO
+        if isinstance(node, cst.Name):
+            if node.value in ("None", "True", "False"):
+                return NO
+            b = self.lookup(node.value)
+            if b is None:
+                return UNKNOWN
+            return NO if (b.qualname is not None or b.module) else b.tensor
+        if isinstance(node, cst.Attribute):
+            if self.qualify(node) is not None:
+                return NO  # a module attribute (torch.float32, np.pi, os.sep)
+            attr = node.attr.value
+            b = self._self_attr(node)
+            if b is not None:
+                return NO if b.module else b.tensor
+            if attr in NON_TENSOR_ATTRS:
+                return NO
+            if attr in TENSOR_ATTRS and self.tensor(node.value) == YES:
+                return YES
+            return UNKNOWN
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Subscript):
+            if self.tensor(node.value) == YES:
+                return YES
+            if isinstance(node.slice[0].slice, cst.Index) and self.element(node.value) == YES:
+                return YES  # an item of a list of tensors
+            return UNKNOWN
+        if isinstance(node, cst.BinaryOperation):
+            sides = {self.tensor(node.left), self.tensor(node.right)}
+            return YES if YES in sides else (NO if sides == {NO} else UNKNOWN)
+        if isinstance(node, cst.UnaryOperation):
+            if isinstance(node.operator, cst.Not):
+                return NO if self.tensor(node.expression) != YES else UNKNOWN
+            return self.tensor(node.expression)
+        if isinstance(node, cst.Comparison):
+            parts = {self.tensor(node.left), *(self.tensor(c.comparator) for c in node.comparisons)}
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return NO
+            return YES if YES in parts else (NO if parts == {NO} else UNKNOWN)
+        if isinstance(node, cst.IfExp):
+            sides = {self.tensor(node.body), self.tensor(node.orelse)}
+            return sides.pop() if len(sides) == 1 else UNKNOWN
+        if isinstance(node, cst.BooleanOperation):
+            sides = {self.tensor(node.left), self.tensor(node.right)}
+            return sides.pop() if len(sides) == 1 else UNKNOWN
+        return UNKNOWN
+
+    def _call(self, node: cst.Call) -> str:
+        func = node.func
+        q = self.qualify(func)
+        if q is not None:
+            if is_torch(q):
+                if torch_module_class(q) or q.startswith(_TORCH_NON_TENSOR):
+                    return NO
+                last = q.rsplit(".", 1)[1]
+                if last[:1].isupper() and q != "torch.Tensor":
+                    return UNKNOWN  # some other torch class
+                return YES
+            if is_numpy(q):
+                return NO
+            if q.startswith("mindspore.ops.") or q in ("mindspore.Tensor", "mindspore.tensor"):
+                return YES  # converted code reads as its source did
+            if self.is_module_class(func):
+                return NO
+            b = self.lookup((dotted(func) or "").split(".")[0])
+            if b is not None and b.qualname is not None and "." not in (dotted(func) or "."):
+                return NO if b.qualname[:1] != "." and b.qualname.rsplit(".", 1)[-1][:1].isupper() else UNKNOWN
+            return UNKNOWN
+        if isinstance(func, cst.Name):
+            b = self.lookup(func.value)
+            if b is None:
+                if func.value in ("sum", "max", "min") and node.args and self.element(node.args[0].value) == YES:
+                    return YES  # sum(feats) of a list of tensors
+                return NO if func.value in NON_TENSOR_BUILTINS else UNKNOWN
+            if b.module:
+                return YES  # calling a module gives its output
+            return UNKNOWN
+        if isinstance(func, cst.Attribute):
+            if self.is_module_value(func):
+                return YES  # self.conv(x)
+            recv = self.tensor(func.value)
+            if recv == YES:
+                return NO if func.attr.value in NON_TENSOR_METHODS else YES
+            if isinstance(func.value, cst.Name):
+                b = self.lookup(func.value.value)
+                if b is not None and b.module and func.attr.value in ("forward", "construct"):
+                    return YES
+        return UNKNOWN
+
+    # -- facts the walk records -----------------------------------------------------------------------
+    def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """Bind an assignment target (a name, a tuple of names, ``self.attr`` in a method)."""
+        if isinstance(target, cst.Name):
+            self.bind(target.value, self.value(value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+            for i, el in enumerate(target.elements):
+                inner = el.value.value if isinstance(el, cst.StarredElement) else el.value
+                v = values[i].value if values is not None and i < len(values) and not isinstance(
+                    values[i], cst.StarredElement) else None
+                self.bind_target(inner, v)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            fn = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
+            cls = self.enclosing_class()
+            if fn is not None and cls is not None and fn.self_name == target.value.value:
+                b = self.value(value)
+                if isinstance(value, cst.Call):
+                    q = self.qualify(value.func)
+                    if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                        b = Binding(tensor=YES)
+                old = cls.attrs.get(target.attr.value)
+                if old is not None and (old.module != b.module or old.tensor != b.tensor):
+                    b = Binding(tensor=UNKNOWN, module=old.module and b.module)
+                cls.attrs[target.attr.value] = b
+        elif isinstance(target, cst.StarredElement):
+            self.bind_target(target.value, None)
+
+    def bind_buffer(self, name: str) -> None:
+        """``self.register_buffer('name', t)`` / ``register_parameter``: ``self.name`` is a tensor."""
+        cls = self.enclosing_class()
+        if cls is not None:
+            cls.attrs[name] = Binding(tensor=YES)
+
+    def class_is_module(self, bases) -> bool:
+        for base in bases:
+            if self.is_module_class(base.value):
+                return True
+        return False
+
+    def function_scope(self, node: cst.FunctionDef) -> Scope:
+        """A scope for ``node`` with its parameters bound (``self`` and forward's inputs typed)."""
+        cls = self.scope if self.scope.kind == "class" else None
+        params = [*node.params.posonly_params, *node.params.params]
+        is_method = cls is not None and params and not any(
+            dotted(d.decorator) == "staticmethod" for d in node.decorators)
+        forward = bool(cls is not None and cls.module_class and node.name.value in ("forward", "construct"))
+        scope = Scope("function", forward=forward,
+                      self_name=params[0].name.value if is_method else None)
+        for p in [*params, *node.params.kwonly_params]:
+            scope.names[p.name.value] = Binding(tensor=YES if forward else UNKNOWN)
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.names[star.name.value] = Binding(tensor=NO)
+        if is_method:
+            scope.names[params[0].name.value] = Binding(tensor=NO, module=cls.module_class)
+        if forward:  # defaults that are not tensors: `def forward(self, x, mask=None, scale=2.0)`
+            for p in params[1:]:
+                if p.default is not None and self.tensor(p.default) == NO:
+                    scope.names[p.name.value] = Binding(tensor=UNKNOWN)
+        return scope
+
+
+# -- the project: what sibling modules export -----------------------------------------------------------
+@dataclass
+class _ModuleInfo:
+    exports: dict[str, Binding]
+
+
+class Project:
+    """Sibling modules of the files being converted, read with ``ast`` on demand (cached)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root.resolve() if root is not None else None
+        self._cache: dict[Path, _ModuleInfo | None] = {}
+
+    def find(self, importer: Path, module: str, level: int) -> Path | None:
+        """The file a ``from <level dots><module> import ...`` in ``importer`` refers to, if it is local."""
+        base = importer.resolve().parent
+        if level:
+            for _ in range(level - 1):
+                base = base.parent
+            candidates = [base]
+        else:  # an absolute import of a local module: beside the importer, or under the project root
+            candidates = [base] + ([self.root] if self.root is not None and self.root != base else [])
+        parts = module.split(".") if module else []
+        for c in candidates:
+            target = c.joinpath(*parts) if parts else c
+            for path in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
+                if path is not None and path.is_file():
+                    return path
+        return None
+
+    def exports(self, importer: Path, module: str, level: int) -> dict[str, Binding]:
+        path = self.find(importer, module, level)
+        if path is None:
+            return {}
+        info = self._info(path)
+        return info.exports if info is not None else {}
+
+    def _info(self, path: Path) -> _ModuleInfo | None:
+        path = path.resolve()
+        if path in self._cache:
+            return self._cache[path]
+        self._cache[path] = None  # import cycles: a module being read exports nothing yet
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+        exports: dict[str, Binding] = {}
+        modname = path.stem
+        public = _literal_all(tree)
+        for stmt in tree.body:
+            for s in _flatten_try(stmt):
+                if isinstance(s, ast.Import):
+                    for a in s.names:
+                        local = a.asname or a.name.split(".")[0]
+                        exports[local] = Binding(qualname=a.name if a.asname else local, tensor=NO)
+                elif isinstance(s, ast.ImportFrom):
+                    mod = s.module or ""
+                    if s.level or self.find(path, mod, 0) is not None:
+                        sub = self.exports(path, mod, s.level)
+                        if any(a.name == "*" for a in s.names):
+                            exports.update(sub)
+                        else:
+                            for a in s.names:
+                                if a.name in sub:
+                                    exports[a.asname or a.name] = sub[a.name]
+                        continue
+                    for a in s.names:
+                        if a.name != "*":
+                            exports[a.asname or a.name] = Binding(qualname=f"{mod}.{a.name}", tensor=NO)
+                elif isinstance(s, ast.ClassDef):
+                    exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO,
+                                              module_class=self._ast_is_module(s, exports))
+                elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO)
+        if public is not None:
+            exports = {k: v for k, v in exports.items() if k in public}
+        else:
+            exports = {k: v for k, v in exports.items() if not k.startswith("_")}
+        info = _ModuleInfo(exports)
+        self._cache[path] = info
+        return info
+
+    @staticmethod
+    def _ast_is_module(cls: ast.ClassDef, names: dict[str, Binding]) -> bool:
+        for base in cls.bases:
+            path = _ast_dotted(base)
+            if path is None:
+                continue
+            first, _, rest = path.partition(".")
+            b = names.get(first)
+            if b is None:
+                continue
+            if b.module_class:
+                return True
+            q = f"{b.qualname}.{rest}" if rest and b.qualname else b.qualname
+            if torch_module_class(_canonical(q)):
+                return True
+        return False
+
+
+def _canonical(q: str | None) -> str | None:
+    from ..names import canonical
+
+    return canonical(q) if q else q
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _flatten_try(stmt: ast.stmt):
+    """A module-level statement, or the statements of a ``try`` / ``if`` block at module level."""
+    if isinstance(stmt, ast.Try):
+        for s in stmt.body:
+            yield s
+    elif isinstance(stmt, ast.If):
+        for s in stmt.body:
+            yield s
+    else:
+        yield stmt
+
+
+def _literal_all(tree: ast.Module) -> set[str] | None:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets):
+            try:
+                return set(ast.literal_eval(stmt.value))
+            except ValueError:
+                return None
+    return None
