@@ -90,6 +90,7 @@ def tensor_to(call) -> None:
     dtype = call.bound.pop("dtype", None)
     call.bound.pop("device", None)
     call.bound.pop("non_blocking", None)  # MindSpore copies to its device itself: no meaning, whatever the expression
+    call.bound.pop("memory_format", None)  # channels_last: a layout hint, MindSpore tensors have no memory format
     to_device_or_dtype(call)
     if dtype is not None:
         if code(call.replacement) != code(call.receiver):

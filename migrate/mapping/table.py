@@ -17,7 +17,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs",
 }
 
 
@@ -57,6 +57,7 @@ class Entry:
     inplace: str | None = None
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
+    kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -164,7 +165,8 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), source=where,
+        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"),
+        kwargs=bool(raw.get("kwargs", False)), source=where,
     )
 
 

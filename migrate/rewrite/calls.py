@@ -28,6 +28,7 @@ class Call:
         self.bound: dict[str, cst.BaseExpression] = {}
         self.positional: set[str] = set()  # names that were passed positionally
         self.varargs: list[cst.Arg] = []
+        self.kwargs: list[cst.Arg] = []  # `**mapping` arguments, for entries whose rule reads them (entry.kwargs)
         self.origin: dict[str, cst.Arg] = {}  # name -> the original Arg node (for its comma/whitespace)
         self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
         if "*" in entry.unsupported:
@@ -44,6 +45,9 @@ class Call:
             if arg.star == "*" and star_at is not None and i >= star_at and not self.bound.keys() - set(pos_names):
                 self.varargs.append(arg)  # f(*items) into a *args signature
                 i += 1
+                continue
+            if arg.star == "**" and entry.kwargs:
+                self.kwargs.append(arg)
                 continue
             if arg.star:
                 raise Misfit(f"cannot map {arg.star}{code(arg.value)} onto the signature")

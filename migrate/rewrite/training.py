@@ -31,12 +31,22 @@ from .calls import code
 from ..core.diagnostics import add_markers
 
 NO_GRAD = "ms._no_grad()"
+AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 
 def applies(source: str) -> bool:
     return (".backward(" in source or "no_grad" in source or "inference_mode" in source
-            or "manual_seed" in source)
+            or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
+
+
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format")
+
+
+def _helpers():
+    from ..mapping.rules_training import HELPERS
+
+    return HELPERS
 
 
 # -- small helpers ---------------------------------------------------------------------------------------
@@ -52,6 +62,13 @@ def _expr_call(stmt, attr: str | None = None):
     return call
 
 
+def _self_path(node) -> str | None:
+    """``self.attr`` (an attribute of the object a trainer's methods share) as one variable name."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
 def _names(node) -> set[str]:
     found: set[str] = set()
 
@@ -59,7 +76,9 @@ def _names(node) -> set[str]:
         def visit_Name(self, n):
             found.add(n.value)
 
-        def visit_Attribute(self, n):  # x.attr: only the root is a variable
+        def visit_Attribute(self, n):  # x.attr: only the root is a variable (and self.attr)
+            if (p := _self_path(n)) is not None:
+                found.add(p)
             n.value.visit(self)
             return False
 
@@ -102,6 +121,8 @@ def _assigned(stmt) -> set[str]:
 def _target_names(t) -> set[str]:
     if isinstance(t, cst.Name):
         return {t.value}
+    if (p := _self_path(t)) is not None:
+        return {p}
     if isinstance(t, (cst.Tuple, cst.List)):
         return set().union(*(_target_names(e.value) for e in t.elements)) if t.elements else set()
     if isinstance(t, cst.StarredElement):
@@ -118,7 +139,10 @@ def _ordered_names(nodes) -> list[str]:
                 order.append(n.value)
 
         def visit_Attribute(self, n):
+            p = _self_path(n)
             n.value.visit(self)
+            if p is not None and p not in order:
+                order.append(p)
             return False
 
         def visit_Arg(self, n):
@@ -147,6 +171,7 @@ class TrainingPass:
         self.counter = 0
         self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
+        self.scalers = {n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
         self.has_shuffle_dataset = "ds.GeneratorDataset(" in module.code and "shuffle=True" in module.code
 
     # -- reporting -----------------------------------------------------------------------------------
@@ -163,16 +188,20 @@ class TrainingPass:
         class V(cst.CSTVisitor):
             def visit_Assign(self, n):
                 v = n.value
-                if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(v, cst.Call)
+                t = n.targets[0].target if len(n.targets) == 1 else None
+                key = t.value if isinstance(t, cst.Name) else _self_path(t)
+                if (key is not None and isinstance(v, cst.Call)
                         and code(v.func).startswith("optim.") and "lr_scheduler" not in code(v.func)):
                     models = set()
                     for c in _calls(v, "trainable_params"):
                         root = c.func.value
-                        while isinstance(root, cst.Attribute):
+                        while isinstance(root, cst.Attribute) and _self_path(root) is None:
                             root = root.value
                         if isinstance(root, cst.Name):
                             models.add(root.value)
-                    found[n.targets[0].target.value] = models
+                        elif _self_path(root) is not None:
+                            models.add(_self_path(root))
+                    found[key] = models
 
         module.visit(V())
         return found
@@ -205,6 +234,8 @@ class TrainingPass:
                     else stmt)
                 continue
             if isinstance(stmt, cst.ClassDef):
+                if isinstance(stmt.body, cst.IndentedBlock):
+                    stmt = _inline_trainer_methods(stmt, self.module.code)
                 out.append(stmt.with_changes(body=stmt.body.with_changes(body=self.scope_body(list(stmt.body.body))))
                            if isinstance(stmt.body, cst.IndentedBlock) else stmt)
                 continue
@@ -251,23 +282,31 @@ class TrainingPass:
 
     # -- one block ---------------------------------------------------------------------------------
     def block(self, stmts: list, steps_out, loop_targets, top=False) -> list:
-        """Rewrite the backward passes of one block. Each ``loss.backward()`` is paired with the next
-        ``X.step()`` of the block (before the next backward): several pairs (GAN-style D and G steps) become
-        several forward/grad functions. A pair is converted to ``optimizer(grads)`` only when X's gradients
-        were zeroed since the previous backward pass (walking back cyclically through the loop body), so the
-        step sees exactly this backward's gradients. Otherwise, or when the step is elsewhere (gradient
-        accumulation: ``if (i + 1) % k == 0: optimizer.step()``), a single backward becomes an explicit gradient
-        buffer: backward adds, zero_grad resets, step consumes it - torch's ``.grad`` semantics."""
+        """Rewrite the backward passes of one block. Backward calls are grouped by the next ``X.step()`` of the
+        block: one group per step (GAN-style D and G steps become several forward/grad functions), and several
+        backward calls before one step (DCGAN's ``errD_real.backward(); ...; errD_fake.backward(); opt.step()``)
+        sum their losses in one forward function (torch adds their gradients). A group is converted to
+        ``optimizer(grads)`` only when X's gradients were zeroed since the previous backward pass (walking back
+        cyclically through the loop body), so the step sees exactly this group's gradients. Otherwise, or when the
+        step is elsewhere (gradient accumulation: ``if (i + 1) % k == 0: optimizer.step()``), a single backward
+        becomes an explicit gradient buffer: backward adds, zero_grad resets, step consumes it - torch's ``.grad``
+        semantics."""
         bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         if not bws:
             return stmts
+        stmts, amp_models = self._unwrap_autocast(stmts)
+        if amp_models is None:
+            return stmts
+        bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         for i in bws:
-            if _expr_call(stmts[i], "backward").args:
+            bad = [a for a in _expr_call(stmts[i], "backward").args
+                   if not (a.keyword is not None and a.keyword.value == "retain_graph")]
+            if bad:
                 stmts[i] = self.fail(stmts[i], "torch.Tensor.backward",
-                                     "arguments (gradient / retain_graph / create_graph) are not converted")
+                                     "arguments (gradient / create_graph / inputs) are not converted")
                 return stmts
         zero_recv = {code(c.func.value) for s in stmts if (c := _expr_call(s, "zero_grad")) is not None}
-        pairs = []
+        groups, pending = [], []
         for k, i_bw in enumerate(bws):
             end = bws[k + 1] if k + 1 < len(bws) else len(stmts)
             i_step = None
@@ -278,10 +317,16 @@ class TrainingPass:
                                                      or "sched" not in code(c.func.value).lower()):
                     i_step = j
                     break
-            pairs.append((i_bw, i_step))
-        if len(pairs) == 1:
-            i_bw, i_step = pairs[0]
-            opt = code(_expr_call(stmts[i_step], "step").func.value) if i_step is not None else None
+                if self._scaler_step(stmts[j]) is not None:
+                    i_step = j
+                    break
+            pending.append(i_bw)
+            if i_step is not None or k + 1 == len(bws):
+                groups.append((pending, i_step))
+                pending = []
+        if len(groups) == 1 and len(groups[0][0]) == 1:
+            (i_bw,), i_step = groups[0]
+            opt = self._step_opt(stmts[i_step]) if i_step is not None else None
             if opt is None or not self._zeroed_before(stmts, i_bw, opt, bws):
                 opt = opt or self._accum_optimizer(stmts, i_bw)
                 if opt is None:
@@ -290,36 +335,39 @@ class TrainingPass:
                                             "torch.autograd idiom): not converted")
                     return stmts
                 return self._accumulate(stmts, i_bw, opt, steps_out, loop_targets, top)
-        else:
-            opts = [code(_expr_call(stmts[s], "step").func.value) if s is not None else None for _, s in pairs]
-            if None in opts or len(set(opts)) != len(opts):
-                stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
-                                          "several backward passes that are not each followed by the step of "
-                                          "a different optimizer are not converted")
-                return stmts
-            for (i_bw, _), opt in zip(pairs, opts):
-                if not self._zeroed_before(stmts, i_bw, opt, bws):
-                    stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward",
+        opts = [self._step_opt(stmts[s]) if s is not None else None for _, s in groups]
+        if None in opts or len(set(opts)) != len(opts):
+            stmts[bws[0]] = self.fail(stmts[bws[0]], "torch.Tensor.backward",
+                                      "several backward passes that are not each followed by the step of "
+                                      "a different optimizer are not converted")
+            return stmts
+        for (group, _), opt in zip(groups, opts):
+            if not self._zeroed_before(stmts, group[0], opt, bws):
+                stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward",
                                             f"{opt}'s gradients are not zeroed between the other backward pass "
                                             "and this one (they would accumulate): not converted")
+                return stmts
+            for j in range(group[0] + 1, group[-1]):
+                c = _expr_call(stmts[j], "zero_grad")
+                if c is not None and self._zeroes(code(c.func.value), opt):
+                    stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward",
+                                                f"{opt}'s gradients are zeroed between two backward passes of "
+                                                "one step (the first is discarded): not converted")
                     return stmts
-        opts = [code(_expr_call(stmts[s], "step").func.value) for _, s in pairs]
         for s in stmts:
             c = _expr_call(s, "zero_grad")
             if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts):
                 return [self.fail(s, "torch.Tensor.backward", "zero_grad() of something that is not the "
                                   "stepped optimizer or its model: not converted") if t is s else t for t in stmts]
         built, owned, prev_step = [], {}, -1
-        for (i_bw, i_step), opt in zip(pairs, opts):
-            step = self._build(stmts, i_bw, opt, loop_targets, bws)
+        for (group, i_step), opt in zip(groups, opts):
+            step = self._build(stmts, group, opt, loop_targets, bws, prev_step)
             if isinstance(step, str):
-                stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
+                stmts[group[0]] = self.fail(stmts[group[0]], "torch.Tensor.backward", step)
                 return stmts
-            at = next((j for j in step["slice"] if j > prev_step), i_bw)
-            for j in step["slice"]:
-                if j >= at:
-                    owned[j] = True
-            step["at"], step["i_step"], step["opt"], step["i_bw"] = at, i_step, opt, i_bw
+            for j in step["region"]:
+                owned[j] = True
+            step["i_step"], step["opt"], step["i_bw"] = i_step, opt, group[-1]
             built.append(step)
             prev_step = i_step
         new = []
@@ -338,16 +386,48 @@ class TrainingPass:
                     f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
                 self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
                 continue
+            if isinstance(s, cst.BaseCompoundStatement) and any(st["i_bw"] < j < st["i_step"] for st in built):
+                s = s.visit(_NestedClip(self))  # `if args.clip: clip_grad_norm_(...)` between backward and step
             step = next((st for st in built if st["i_step"] == j), None)
+            if step is not None and self._scaler_step(s) is not None:
+                scaler = self._scaler_step(s)
+                lines = [] if step.get("unscaled") else [f"grads = {scaler}.unscale(grads)\n"]
+                lines += ["grads_finite = ms.amp.all_finite(grads)\n",
+                          f"if grads_finite:  # GradScaler.step skips the update on inf/nan gradients\n"
+                          f"    {step['opt']}(grads)\n"]
+                stmts_new = [_stmt(ln) for ln in lines]
+                stmts_new[0] = stmts_new[0].with_changes(leading_lines=s.leading_lines)
+                new += stmts_new
+                self.ok("torch.amp.GradScaler.step")
+                continue
             if step is not None:
                 new.append(s.with_changes(body=[emit.statement(f"{step['opt']}(grads)\n").body[0]]))
+                continue
+            c = _expr_call(s)
+            recv = code(c.func.value) if c is not None and isinstance(c.func, cst.Attribute) else None
+            if recv in self.scalers and c.func.attr.value == "unscale_" and any(
+                    st["i_bw"] < j < st["i_step"] for st in built):
+                for st in built:
+                    if st["i_bw"] < j < st["i_step"]:
+                        st["unscaled"] = True
+                new.append(s.with_changes(body=[_stmt(f"grads = {recv}.unscale(grads)\n").body[0]]))
+                self.ok("torch.amp.GradScaler.unscale_")
+                continue
+            if recv in self.scalers and c.func.attr.value == "update" and not c.args:
+                new.append(s.with_changes(body=[_stmt(f"{recv}.adjust(grads_finite)\n").body[0]]))
+                self.ok("torch.amp.GradScaler.update")
                 continue
             new.append(s)
         for step in built:
             self.ok("torch.Tensor.backward")
             self.ok("torch.optim.Optimizer.step")
+            if step["n_losses"] > 1:
+                self.ok("torch.Tensor.backward (several losses, one step)")
         if len(built) > 1:
             self.ok("torch.Tensor.backward (several optimizers)")
+        if amp_models:
+            built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
+                                     for m in sorted(amp_models)]
         return self._place(new, built, steps_out, top)
 
     def _place(self, new, built, steps_out, top, extra_defs=()):
@@ -363,6 +443,42 @@ class TrainingPass:
             steps_out.append(_Step([*step["defs"], *(extra_defs if n == 0 else ())], step["opt"],
                                    self.optimizers.get(step["opt"], set())))
         return new
+
+    def _scaler_step(self, stmt) -> str | None:
+        """The scaler of ``scaler.step(optimizer)``, else None."""
+        c = _expr_call(stmt, "step")
+        if c is not None and len(c.args) == 1 and code(c.func.value) in self.scalers:
+            return code(c.func.value)
+        return None
+
+    def _step_opt(self, stmt) -> str:
+        if self._scaler_step(stmt) is not None:
+            return code(_expr_call(stmt, "step").args[0].value)
+        return code(_expr_call(stmt, "step").func.value)
+
+    def _unwrap_autocast(self, stmts):
+        """``with torch.autocast(..., dtype=float16):`` around the loss (the table's ``ms.amp.autocast_O1()``):
+        the body stays, the networks it calls (models of a known optimizer) get ``amp.auto_mixed_precision(net,
+        "O1")`` once before the step: MindSpore casts per network, not per region. (None, None) after a marker."""
+        out, models = [], set()
+        known = set().union(*self.optimizers.values()) if self.optimizers else set()
+        for st in stmts:
+            if (isinstance(st, cst.With) and len(st.items) == 1 and code(st.items[0].item) == AUTOCAST
+                    and isinstance(st.body, cst.IndentedBlock)):
+                body_src = code(st.body)
+                called = {m for m in known if f"{m}(" in body_src}
+                if not called:
+                    return [self.fail(t, "torch.autocast", "the network called in the autocast region is not the "
+                                      "model of a known optimizer: not converted") if t is st else t
+                            for t in stmts], None
+                models |= called
+                inner = list(st.body.body)
+                inner[0] = inner[0].with_changes(leading_lines=[*st.leading_lines, *inner[0].leading_lines])
+                out += inner
+                self.ok("torch.autocast (region -> amp.auto_mixed_precision O1)")
+                continue
+            out.append(st)
+        return out, models
 
     def _zeroes(self, recv: str, opt: str) -> bool:
         """``recv.zero_grad()`` clears the gradients ``opt`` steps with (the optimizer, or a model it optimises)."""
@@ -394,17 +510,17 @@ class TrainingPass:
         return None
 
     def _accumulate(self, stmts, i_bw, opt, steps_out, loop_targets, top):
-        step = self._build(stmts, i_bw, opt, loop_targets, [i_bw])
+        step = self._build(stmts, [i_bw], opt, loop_targets, [i_bw])
         if isinstance(step, str):
             stmts[i_bw] = self.fail(stmts[i_bw], "torch.Tensor.backward", step)
             return stmts
         acc = self.accums.setdefault(opt, "accum_grads" if not self.accums else f"accum_grads_{len(self.accums) + 1}")
-        step["opt"], step["at"] = opt, step["slice"][0]
+        step["opt"] = opt
         new = []
         for j, s in enumerate(stmts):
             if j == step["at"]:
                 new.append(step["call"])
-            if j in step["slice"]:
+            if j in step["region"]:
                 continue
             if j == i_bw:
                 new.append(_stmt(f"{acc} = tuple(a + g for a, g in zip({acc}, grads))  # backward() accumulates\n"))
@@ -414,50 +530,115 @@ class TrainingPass:
         init = _stmt(f"{acc} = tuple(ms.ops.zeros_like(p) for p in {opt}.parameters)  # gradient buffers (.grad)\n")
         return self._place(new, [step], steps_out, top, extra_defs=(init,))
 
-    def _build(self, stmts, i_bw, opt, loop_targets, bws):
-        """forward_fn / grad_fn for the backward at ``i_bw`` (its loss's backward slice), and the call line."""
-        bw = _expr_call(stmts[i_bw], "backward")
-        recv = bw.func.value
-        needed = _names(recv)
-        in_slice: list[int] = []
-        for j in range(i_bw - 1, -1, -1):
-            s = stmts[j]
-            if _expr_call(s, "zero_grad") is not None:
+    def _build(self, stmts, group, opt, loop_targets, bws, prev_step=-1):
+        """forward_fn / grad_fn for the backward calls at ``group`` (one step) and the call line. forward_fn runs,
+        in their order, the statements from the first one the losses depend on (after the previous step) to the
+        last backward (zero_grad and backward calls left out), plus the earlier statements the losses depend on
+        (recomputed: e.g. a GAN's ``fake = G(z)``); several losses are summed."""
+        recvs = [_expr_call(stmts[i], "backward").func.value for i in group]
+        needed = set().union(*(_names(r) for r in recvs))
+        skip = set(bws) | {j for j, s in enumerate(stmts) if _expr_call(s, "zero_grad") is not None}
+        dep: list[int] = []
+        for j in range(group[-1] - 1, -1, -1):
+            if j in skip:
                 continue
-            if _assigned(s) & needed:
-                in_slice.append(j)
-                needed |= _names(s)
-        in_slice.reverse()
-        if not in_slice:
+            bound = _assigned(stmts[j])
+            if bound & needed:
+                dep.append(j)
+                st = stmts[j]
+                if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+                    # an unconditional binding: earlier ones of the same names are dead
+                    needed -= bound
+                    needed |= _names(st.body[0].value) | (set().union(
+                        *(_names(t.target) for t in st.body[0].targets)) - bound)
+                else:
+                    needed |= _names(st)
+        dep.reverse()
+        if not dep:
             return "the loss is not computed in the same block as backward()"
-        slice_stmts = [stmts[j] for j in in_slice]
+        at = next((j for j in dep if j > prev_step), group[0])
+        # before the previous step: recompute only what depends on this optimizer's models (a GAN's fake = G(z),
+        # for G's gradients); other values are passed in as they are now (after any in-place edits since)
+        models, earlier = self.optimizers.get(opt, set()), [j for j in dep if j < at]
+        if models:
+            live, keep = set(models), []
+            for j in earlier:
+                if _names(stmts[j]) & live:
+                    keep.append(j)
+                    live |= _assigned(stmts[j])
+            earlier = keep
+        region, hoisted, written = [], [], set()
+        for j in range(at, group[-1]):
+            if j in skip:
+                continue
+            if j not in dep and not (_names(stmts[j]) & written) and not _assigned(stmts[j]) & needed_later(
+                    stmts, j, group[-1]):
+                hoisted.append(j)  # e.g. set_requires_grad(netD, True): runs before the forward function
+                continue
+            region.append(j)
+            written |= _assigned(stmts[j])
+        in_slice = sorted({*earlier, *region})
+        if hoisted:
+            at = next((j for j in region if j > hoisted[-1]), group[-1])
+        for j in in_slice:
+            if j >= at and _exits(stmts[j]):
+                return "a return / break / continue / yield between the loss and backward() is not converted"
+        if len(group) > 1:
+            names = [code(r) for r in recvs]
+            if len(set(names)) != len(names):
+                return "the same loss name is given to several backward() calls of one step: not converted"
+            for i, r in zip(group, recvs):  # a loss rebound after its backward would be summed with its new value
+                if any(_assigned(stmts[j]) & _names(r) for j in in_slice if j > i):
+                    return f"{code(r)} is rebound after its backward(): not converted"
         bound_before = set(loop_targets)
         for j in range(0, in_slice[0]):
             bound_before |= _assigned(stmts[j])
-        for j in range(in_slice[0], i_bw):
+        for j in range(in_slice[0], group[-1]):
             if j not in in_slice:
                 bound_before |= _assigned(stmts[j])
+        slice_stmts, local = [], set(bound_before)
+        for j in in_slice:
+            s = stmts[j]
+            c = _expr_call(s, "copy_")
+            if c is not None and isinstance(c.func.value, cst.Name) and c.func.value.value in local and len(c.args) == 1:
+                # `label.copy_(v)` (the in-place pass's form of label.fill_(...)) inside the forward function:
+                # PyNative refuses a tensor edited in place after the graph used it (DCGAN's label between the
+                # real and fake losses); torch had run backward in between. A rebinding computes the same.
+                s = s.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(c.func.value)], value=c.args[0].value)])
+            slice_stmts.append(s)
+            local |= _assigned(s)
         params, assigned_so_far = [], set()
         for s in slice_stmts:
-            for n in _ordered_names([s]):
-                if n in bound_before and n not in assigned_so_far and n not in params:
+            for n in _reads(s):
+                if n in bound_before and n not in assigned_so_far and n not in params and "." not in n:
                     params.append(n)
             assigned_so_far |= _assigned(s)
+        for r in recvs:  # a loss computed before the slice (passed in)
+            for n in _ordered_names([r]):
+                if n in bound_before and n not in assigned_so_far and n not in params and "." not in n:
+                    params.append(n)
         elsewhere = set()
         for j, s in enumerate(stmts):
-            if j not in in_slice and j != i_bw:
+            if j not in in_slice and j not in group:
                 elsewhere |= _names(s)
-        if isinstance(recv, cst.Name):
-            loss_name, loss_expr = recv.value, recv.value
+        loss_exprs = [atom(r) for r in recvs] if len(recvs) > 1 else [code(recvs[0])]
+        scaled = (len(recvs) == 1 and isinstance(recvs[0], cst.Call) and isinstance(recvs[0].func, cst.Attribute)
+                  and recvs[0].func.attr.value == "scale" and code(recvs[0].func.value) in self.scalers)
+        if scaled:
+            loss_name = "scaled_loss"  # scaler.scale(loss).backward(): differentiate the scaled loss
+        elif len(recvs) == 1 and (isinstance(recvs[0], cst.Name) or _self_path(recvs[0]) is not None):
+            loss_name = code(recvs[0])  # self.loss: an attribute set by the step is assigned back
         else:
-            loss_name, loss_expr = "loss", code(recv)
-            if "loss" in assigned_so_far or "loss" in elsewhere:
-                loss_name = "loss_value"
-        aux = [n for n in _ordered_names(slice_stmts) if n in assigned_so_far and n != loss_name and n in elsewhere]
+            loss_name = "loss" if len(recvs) == 1 else "loss_sum"
+            if loss_name in assigned_so_far or loss_name in elsewhere:
+                loss_name = f"{loss_name}_value"
+        # attributes the step sets (self.pred, self.loss_G) are read anywhere: always assigned back
+        aux = [n for n in _ordered_names(slice_stmts)
+               if n in assigned_so_far and n != loss_name and (n in elsewhere or "." in n)]
         self.counter += 1
         suffix = "" if self.counter == 1 else f"_{self.counter}"
         fwd, gfn = f"forward_fn{suffix}", f"grad_fn{suffix}"
-        ret = ", ".join([loss_expr, *aux])
+        ret = ", ".join([" + ".join(loss_exprs), *aux])
         body_src = "".join(code(s.with_changes(leading_lines=[ln for ln in s.leading_lines if ln.comment]))
                            for s in slice_stmts)
         fn_src = f"def {fwd}({', '.join(params)}):\n" + _indent(body_src) + f"    return {ret}\n"
@@ -466,13 +647,16 @@ class TrainingPass:
                       + (", has_aux=True)\n" if aux else ")\n"))]
         outputs = f"({loss_name}, {', '.join(aux)})" if aux else loss_name
         call_stmt = _stmt(f"{outputs}, grads = {gfn}({', '.join(params)})\n").with_changes(
-            leading_lines=[ln for ln in slice_stmts[0].leading_lines if not ln.comment])
-        return {"slice": in_slice, "defs": defs, "call": call_stmt}
+            leading_lines=[ln for ln in stmts[at].leading_lines if not ln.comment])
+        return {"slice": in_slice, "region": region, "defs": defs, "call": call_stmt, "at": at,
+                "n_losses": len(recvs)}
 
     def _mode(self, models, before):
-        if any(".set_train(" in code(s) for s in before):
-            return []
-        return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)]
+        text = "".join(code(s) for s in before)
+        if any(".set_train(" in code(s) and not _self_path_in(code(s)) for s in before):
+            return []  # the script sets the mode itself (model.train() / model.eval())
+        return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
+                if f"{m}.set_train(" not in text]
 
 
 def _clip(stmt):
@@ -481,6 +665,235 @@ def _clip(stmt):
     if c is not None and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
         return code(c.args[1].value)
     return None
+
+
+class _NestedClip(cst.CSTTransformer):
+    """Clipping calls inside a compound statement between backward() and step(): clip the gradients."""
+
+    def __init__(self, tp):
+        super().__init__()
+        self.tp = tp
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def leave_SimpleStatementLine(self, original, updated):
+        clip = _clip(updated)
+        if clip is None:
+            return updated
+        self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+        return updated.with_changes(body=[_stmt(f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]])
+
+
+# -- trainer classes: a step spread over methods of one object -------------------------------------------------------
+def _inline_trainer_methods(cls: cst.ClassDef, module_code: str) -> cst.ClassDef:
+    """pix2pix / CycleGAN style: ``optimize_parameters()`` calls ``self.forward(); opt.zero_grad(); self.backward();
+    opt.step()``. In a method that calls such methods of its own class, the calls are replaced by the methods' bodies
+    (arguments bound to the parameters, ``x = self.m(...)`` taking the returned value) when the result holds a
+    backward and a step, so the block rewrite sees the whole step; attributes the step sets (``self.loss``) are then
+    returned as aux and assigned back. An inlined method holding a backward that nothing else calls is removed.
+    CAVEATS: only statement-level calls (``self.m(...)`` or ``x = self.m(...)``) at the top of the calling method are
+    followed, into methods with one final ``return`` at most; a call is left alone when a local name of the method
+    (parameters included) is also used by the caller."""
+    methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+               and isinstance(s.body, cst.IndentedBlock) and not s.decorators}
+    inlined_count: dict[str, int] = {}
+    new_body = []
+    changed = False
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in methods:
+            counts: dict[str, int] = {}
+            body = _inline_body(list(stmt.body.body), methods, {stmt.name.value}, _names(stmt), counts, 0)
+            if (body is not None and counts and any(_expr_call(s, "backward") for s in body)
+                    and any(_expr_call(s, "step") for s in body)):
+                stmt = stmt.with_changes(body=stmt.body.with_changes(body=body))
+                for k, v in counts.items():
+                    inlined_count[k] = inlined_count.get(k, 0) + v
+                changed = True
+        new_body.append(stmt)
+    if not changed:
+        return cls
+    import re
+
+    def dead(s) -> bool:  # an inlined method holding a backward, called nowhere else
+        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and ".backward(" in code(s)):
+            return False
+        calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", module_code)
+        return len(calls) <= inlined_count[s.name.value]
+
+    return cls.with_changes(body=cls.body.with_changes(body=[s for s in new_body if not dead(s)]))
+
+
+def _inline_body(body, methods, stack, caller_names, counts, depth):
+    out = []
+    for s in body:
+        call, target = None, None
+        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1:
+            small = s.body[0]
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                call = small.value
+            elif (isinstance(small, cst.Assign) and len(small.targets) == 1
+                  and isinstance(small.value, cst.Call)):
+                call, target = small.value, small.targets[0].target
+        name = (call.func.attr.value if call is not None and isinstance(call.func, cst.Attribute)
+                and isinstance(call.func.value, cst.Name) and call.func.value.value == "self" else None)
+        if name == "construct" and "construct" not in methods:  # the table pass renames self.forward() calls
+            name = "forward"
+        if name in methods and name not in stack and depth < 4 and _step_part(methods[name]):
+            inlined = _inline_call(methods[name], call, target, caller_names)
+            if inlined is not None:
+                inner = _inline_body(inlined, methods, stack | {name}, caller_names, counts, depth + 1)
+                if inner is not None:
+                    counts[name] = counts.get(name, 0) + 1
+                    if inner:
+                        inner[0] = inner[0].with_changes(leading_lines=[*s.leading_lines, *inner[0].leading_lines])
+                    out += inner
+                    continue
+        out.append(s)
+    return out
+
+
+def _step_part(fn: cst.FunctionDef) -> bool:
+    """A method worth following: it calls backward() or sets attributes of self (forward()'s self.pred = ...);
+    others (a loss helper, set_requires_grad) stay calls."""
+    return ".backward(" in code(fn) or any(
+        "." in n for st in fn.body.body for n in _assigned(st))
+
+
+def _inline_call(fn: cst.FunctionDef, call: cst.Call, target, caller_names):
+    """The statements replacing ``[target =] self.fn(args)``, or None when it cannot be inlined as written."""
+    params = fn.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or params.star_kwarg:
+        return None
+    if params.kwonly_params or params.posonly_params:
+        return None
+    names = [p.name.value for p in params.params]
+    if not names or names[0] != "self":
+        return None
+    names = names[1:]
+    defaults = {p.name.value: p.default for p in params.params[1:] if p.default is not None}
+    bound: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+        if key is None or key not in names or key in bound:
+            return None
+        bound[key] = arg.value
+    for n in names:
+        if n not in bound:
+            if n not in defaults:
+                return None
+            bound[n] = defaults[n]
+    stmts = list(fn.body.body)
+    ret = None
+    if stmts and isinstance(stmts[-1], cst.SimpleStatementLine) and isinstance(stmts[-1].body[0], cst.Return):
+        ret = stmts[-1].body[0].value
+        stmts = stmts[:-1]
+    if any(_exits(st) for st in stmts):
+        return None
+    local = set(names)
+    for st in stmts:
+        local |= {n for n in _assigned(st) if "." not in n}
+    if local & (caller_names - {"self"}):
+        return None
+    out = [_stmt(f"{n} = {code(v)}\n") for n, v in bound.items()
+           if not (isinstance(v, cst.Name) and v.value == n)]
+    out += stmts
+    if target is not None:
+        if ret is None:
+            return None
+        out.append(_stmt(f"{code(target)} = {code(ret)}\n"))
+    return out
+
+
+def _reads(stmt) -> list[str]:
+    """The names ``stmt`` reads, in order (a plain assignment's targets are not read)."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        a = stmt.body[0]
+        bound = _assigned(stmt)
+        return [n for n in _ordered_names([*(t.target for t in a.targets), a.value])
+                if n not in bound or n in _names(a.value)]
+    return _ordered_names([stmt])
+
+
+def _scaler_names(module):
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n):
+            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(n.value, cst.Call)
+                    and code(n.value.func) == "ms.amp.DynamicLossScaler"):
+                found.append(n.targets[0].target)
+
+    module.visit(V())
+    return found
+
+
+def _self_path_in(src: str) -> bool:
+    """A set_train line this pass wrote (``m.set_train(True)  # torch modules start...``)."""
+    return "# torch modules start in training mode" in src
+
+
+def needed_later(stmts, j, end) -> set[str]:
+    """Names read by the statements after ``j`` up to ``end`` (a hoisted statement must not bind one)."""
+    out: set[str] = set()
+    for s in stmts[j + 1:end + 1]:
+        out |= _names(s)
+    return out
+
+
+def atom(node) -> str:
+    src = code(node)
+    return src if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({src})"
+
+
+def _exits(stmt) -> bool:
+    """``stmt`` contains a return / yield, or a break / continue outside its own loops."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.loops = 0
+
+        def visit_FunctionDef(self, n):
+            return False
+
+        def visit_ClassDef(self, n):
+            return False
+
+        def visit_Lambda(self, n):
+            return False
+
+        def visit_For(self, n):
+            self.loops += 1
+
+        def leave_For(self, n):
+            self.loops -= 1
+
+        def visit_While(self, n):
+            self.loops += 1
+
+        def leave_While(self, n):
+            self.loops -= 1
+
+        def visit_Return(self, n):
+            found.append(n)
+
+        def visit_Yield(self, n):
+            found.append(n)
+
+        def visit_Break(self, n):
+            if not self.loops:
+                found.append(n)
+
+        def visit_Continue(self, n):
+            if not self.loops:
+                found.append(n)
+
+    stmt.visit(V())
+    return bool(found)
 
 
 def _calls(node, attr):
@@ -555,11 +968,52 @@ def _step_recv(stmt):
 
 class _NoGrad(cst.CSTTransformer):
     """Unwrap ``with ms._no_grad():`` and drop ``@ms._no_grad()``; add the dataset seed next to ms.set_seed;
-    mark clipping calls the step rewrite did not consume."""
+    mark clipping calls the step rewrite did not consume; read ``opt.param_groups[i]['lr']`` as a float (MindSpore
+    keeps the lr in a Parameter that later steps update in place: a logged value would change with it)."""
 
     def __init__(self, tp: TrainingPass):
         super().__init__()
         self.tp = tp
+        self.targets: set[int] = set()
+
+    def visit_AssignTarget(self, node):
+        self.targets.add(id(node.target))
+
+    def visit_AugAssign(self, node):
+        self.targets.add(id(node.target))
+
+    def leave_Call(self, original, updated):
+        """``optimizer.state_dict()`` / ``optimizer.load_state_dict(sd)`` of a known optimizer: its Parameters
+        (moments, step count), loaded by copying in place (the table converts them on modules only)."""
+        f = updated.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "to" and any(
+                a.keyword is not None and a.keyword.value == "memory_format" for a in updated.args):
+            # model.to(memory_format=torch.channels_last): a layout hint; MindSpore has no memory formats
+            rest = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "memory_format")]
+            self.tp.ok("torch.nn.Module.to (memory_format dropped)")
+            if not rest:
+                return f.value.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else f.value
+            return updated.with_changes(args=[*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        if not (isinstance(f, cst.Attribute) and code(f.value) in self.tp.optimizers):
+            return updated
+        if f.attr.value == "state_dict" and not updated.args:
+            self.tp.ok("torch.optim.Optimizer.state_dict")
+            return updated.with_changes(func=f.with_changes(attr=cst.Name("parameters_dict")))
+        if f.attr.value == "load_state_dict" and len(updated.args) == 1 and updated.args[0].keyword is None:
+            self.tp.ok("torch.optim.Optimizer.load_state_dict")
+            return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
+        return updated
+
+    def leave_Subscript(self, original, updated):
+        inner = updated.value
+        if (id(original) not in self.targets and isinstance(inner, cst.Subscript)
+                and isinstance(inner.value, cst.Attribute) and inner.value.attr.value == "param_groups"
+                and len(updated.slice) == 1 and isinstance(updated.slice[0].slice, cst.Index)
+                and code(updated.slice[0].slice.value) in ("'lr'", '"lr"')):
+            self.tp.ok("torch.optim.Optimizer.param_groups lr (read as float)")
+            return cst.Call(func=cst.Name("float"), args=[cst.Arg(updated.with_changes(lpar=[], rpar=[]))],
+                            lpar=updated.lpar, rpar=updated.rpar)
+        return updated
 
     def leave_FunctionDef(self, original, updated):
         decorators = [d for d in updated.decorators if code(d.decorator) != NO_GRAD]
@@ -568,9 +1022,10 @@ class _NoGrad(cst.CSTTransformer):
             return updated.with_changes(decorators=decorators)
         return updated
 
-    def _flatten(self, body):
+    def _flatten(self, body, before=()):
         out = []
-        for s in body:
+        before = list(before) if len(before) == len(body) else [None] * len(body)
+        for s, orig in zip(body, before):
             if (isinstance(s, cst.With) and len(s.items) == 1 and code(s.items[0].item) == NO_GRAD
                     and isinstance(s.body, cst.IndentedBlock)):
                 inner = list(s.body.body)
@@ -579,7 +1034,12 @@ class _NoGrad(cst.CSTTransformer):
                     inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
                 out += inner
                 self.tp.ok("torch.no_grad (context dropped)")
+            elif isinstance(s, cst.With) and any(code(i.item) == AUTOCAST for i in s.items):
+                out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
+                                        "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
             elif _clip(s) is not None:
+                if orig is not None and orig in self.tp.ctx.origins:
+                    self.tp.ctx.origins[s] = self.tp.ctx.origins[orig]
                 out.append(self.tp.fail(s, "torch.nn.utils.clip_grad_norm_",
                                         "only converted between backward() and optimizer.step() of a step"))
             elif self.tp.has_shuffle_dataset and (c := _expr_call(s)) is not None and code(c.func) == "ms.set_seed":
@@ -590,12 +1050,50 @@ class _NoGrad(cst.CSTTransformer):
         return out
 
     def leave_IndentedBlock(self, original, updated):
-        return updated.with_changes(body=self._flatten(updated.body))
+        return updated.with_changes(body=self._flatten(updated.body, original.body))
 
     def leave_Module(self, original, updated):
-        return updated.with_changes(body=self._flatten(updated.body))
+        return updated.with_changes(body=self._flatten(updated.body, original.body))
 
 
 def run(module: cst.Module, ctx) -> cst.Module:
-    """Rewrite the training steps of ``module`` (imports are applied after every pass, by the import plan)."""
-    return TrainingPass(module, ctx).run()
+    """Rewrite the training steps of ``module`` and write the helper definitions its conversion uses (imports are
+    applied after every pass, by the import plan)."""
+    new = TrainingPass(module, ctx).run()
+    return _add_helpers(new, ctx)
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                             for s in stmt.body)
+
+
+def _add_helpers(module: cst.Module, ctx) -> cst.Module:
+    """The definitions (``rules_training.HELPERS``) of the helpers this file's conversion calls, each once, none
+    whose name the file binds itself: after the top-level imports, where the import plan puts MindSpore's (its
+    anchor), so the helpers come after the imports they use."""
+    import re
+
+    from ..core.imports import after_preamble
+
+    text = module.code
+    defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
+    wanted = [src for name, (apis, src) in _helpers().items()
+              if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis)) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+              and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
+    if not wanted:
+        return module
+    body = list(module.body)
+    anchor = ctx.imports.anchor
+    at = anchor if anchor is not None else after_preamble(body)
+    at = min(at, len(body))
+    while at < len(body) and _is_import(body[at]):
+        at += 1
+    blank = [cst.EmptyLine(), cst.EmptyLine()]
+    newline = module.default_newline  # also inside the helpers' docstrings (CRLF files stay CRLF)
+    defs = [_stmt(src.lstrip("\n").replace("\n", newline)).with_changes(leading_lines=blank) for src in wanted]
+    if at < len(body):
+        body[at] = body[at].with_changes(leading_lines=[*blank, *[ln for ln in body[at].leading_lines
+                                                                  if ln.comment]])
+    body[at:at] = defs
+    return module.with_changes(body=body)

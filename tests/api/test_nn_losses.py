@@ -12,8 +12,32 @@ BIN = {"x": P.astype("float32"), "t": (rng_array(4, 3, seed=1) > 0).astype("floa
 PAIR = {"a": rng_array(5, 4), "b": rng_array(5, 4, seed=1), "y": np.sign(rng_array(5, seed=2)).astype("float32")}
 LOGP = {"x": np.log(np.full((4, 5), 0.2, "float32") + np.abs(rng_array(4, 5)) * 0.1).astype("float32"),
         "t": (np.abs(rng_array(4, 5, seed=1)) / 4).astype("float32")}
+SEG = {"x": rng_array(2, 4, 3, 3), "t": rng_array(2, 3, 3, dtype="int64", high=4, seed=2)}
+PROB = {"x": rng_array(5, 4), "t": (lambda p: (p / p.sum(1, keepdims=True)).astype("float32"))(
+    np.abs(rng_array(5, 4, seed=3)) + 0.1)}
+IGN = {"x": rng_array(6, 4), "t": np.array([0, -100, 3, 1, -100, 2], dtype="int64")}
 TOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="reductions sum in a different order (float32 rounding)")
 CASES = [
+    # int64 class indices (torch's dtype), N-d (segmentation), class probabilities, ignored labels; the call styles
+    *layer_cases("torch.nn.CrossEntropyLoss", [
+        "nn.CrossEntropyLoss()", "nn.CrossEntropyLoss(reduction='sum')", "nn.CrossEntropyLoss(label_smoothing=0.1)",
+        "nn.CrossEntropyLoss(torch.tensor([1.0, 2.0, 0.5, 1.0]))",
+        "nn.CrossEntropyLoss(torch.tensor([1.0, 2.0, 0.5, 1.0]), None, 2, None, 'none', 0.2)",
+        "nn.CrossEntropyLoss(label_smoothing=0.05, reduction='mean', ignore_index=1, weight=w)",
+        "nn.CrossEntropyLoss(weight=w, reduction=r, label_smoothing=s)"],
+        prelude="w, r, s = torch.tensor([0.5, 1.0, 2.0, 1.5]), 'sum', 0.3", run="out = m(x, t)", inputs=CLS, **TOL),
+    *layer_cases("torch.nn.CrossEntropyLoss", ["nn.CrossEntropyLoss()", "nn.CrossEntropyLoss(ignore_index=2)",
+                                               "nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 0.5, 1.0]), "
+                                               "label_smoothing=0.1, reduction='none')"],
+                 run="out = m(x, t)", inputs=SEG, **TOL),
+    *layer_cases("torch.nn.CrossEntropyLoss", ["nn.CrossEntropyLoss()", "nn.CrossEntropyLoss(reduction='none')",
+                                               "nn.CrossEntropyLoss(torch.tensor([1.0, 2.0, 0.5, 1.0]), "
+                                               "label_smoothing=0.2)"],
+                 run="out = m(x, t)", inputs=PROB, **TOL),
+    *layer_cases("torch.nn.CrossEntropyLoss", ["nn.CrossEntropyLoss()",
+                                               "nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 0.5, 1.0]), "
+                                               "label_smoothing=0.1)"],
+                 run="out = m(x, t)", inputs=IGN, **TOL),
     *layer_cases("torch.nn.NLLLoss", ["nn.NLLLoss()", "nn.NLLLoss(reduction='sum')",
                                       "nn.NLLLoss(ignore_index=1, reduction='mean')",
                                       "nn.NLLLoss(weight=torch.tensor([1.0, 2.0, 0.5, 1.0]))", "nn.NLLLoss(reduction=r)"],
@@ -57,6 +81,7 @@ def test_loss(case):
 
 @pytest.mark.parametrize("code,api,reason", [
     ("nn.NLLLoss(size_average=False)", "torch.nn.NLLLoss", "deprecated"),
+    ("nn.CrossEntropyLoss(reduce=False)", "torch.nn.CrossEntropyLoss", "deprecated"),
     ("nn.KLDivLoss(log_target=True)", "torch.nn.KLDivLoss", "log_target"),
     ("nn.BCELoss(weight=w)", "torch.nn.BCELoss", "garbage"),
     ("nn.BCELoss(reduce=False)", "torch.nn.BCELoss", "deprecated"),

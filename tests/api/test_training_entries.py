@@ -1,6 +1,7 @@
 """Optimizer, scheduler and training-script entries are proven by whole training runs in tests/training/
 (per-step losses and final weights against torch), not by single-call cases."""
 _T = "tests/training/test_training.py"
+_I = "tests/training/test_idioms.py"
 PROVEN_ELSEWHERE = {
     "torch.optim.SGD": f"{_T}::test_optimizers", "torch.optim.Adam": f"{_T}::test_optimizers",
     "torch.optim.AdamW": f"{_T}::test_optimizers", "torch.optim.RMSprop": f"{_T}::test_optimizers",
@@ -22,4 +23,14 @@ PROVEN_ELSEWHERE = {
     "torch.inference_mode": f"{_T}::test_batchnorm_mode_injected_and_freezing_and_no_grad",
     "Parameter.requires_grad_": f"{_T}::test_batchnorm_mode_injected_and_freezing_and_no_grad",
     "torch.nn.utils.clip_grad_norm_": f"{_T}::test_zero_grad_after_helper_loss_aux_clip_summed",
+    "torch.optim.Adadelta": f"{_I}::test_adadelta",
+    "torch.autocast": f"{_I}::test_amp_autocast_float16_grad_scaler_unscale_clip",
+    "torch.amp.GradScaler": f"{_I}::test_amp_autocast_float16_grad_scaler_unscale_clip",
+    # the CUDA spellings convert to exactly the text of the proven CPU script
+    "torch.amp.autocast": f"{_I}::test_amp_cuda_spellings_convert_like_the_proven_script",
+    "torch.cuda.amp.autocast": f"{_I}::test_amp_cuda_spellings_convert_like_the_proven_script",
+    "torch.cuda.amp.GradScaler": f"{_I}::test_amp_cuda_spellings_convert_like_the_proven_script",
+    "torch.channels_last": f"{_I}::test_channels_last_set_to_none_and_conditional_clip",
+    "torch.contiguous_format": f"{_I}::test_channels_last_set_to_none_and_conditional_clip",
+    "torch.optim.lr_scheduler.ReduceLROnPlateau": f"{_I}::test_reduce_lr_on_plateau",
 }

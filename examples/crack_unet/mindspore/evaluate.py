@@ -12,6 +12,44 @@ from data import CrackDataset
 from model import CrackUNet
 
 
+def load_checkpoint_dict(path):
+    """Loads what save_checkpoint_dict or ms.save_checkpoint wrote (written by msmigrate) as a dict: state dicts
+    under their keys, plain values as Python values, or the Parameters of a plain checkpoint. MindSpore adds
+    '.ckpt' to a file name without it."""
+    import os
+
+    path = str(path)
+    if not path.endswith(".ckpt") and os.path.exists(path + ".ckpt"):
+        path += ".ckpt"
+    out = {}
+    for name, value in ms.load_checkpoint(path).items():
+        key, sep, rest = name.partition("/")
+        if name.startswith(":"):
+            out[name[1:]] = value if isinstance(value, str) else value.asnumpy().item()
+        elif sep:
+            out.setdefault(key, {})[rest] = value
+        else:
+            out[name] = value
+    return out
+
+
+def load_params(cell, state_dict, strict=True):
+    """Module.load_state_dict (written by msmigrate): copies the values into the Cell's (or optimizer's) Parameters
+    in place; after ms.load_param_into_net an optimizer holding them no longer moves them (MindSpore 2.10)."""
+    own = cell.parameters_dict()
+    missing = [name for name in own if name not in state_dict]
+    unexpected = [name for name in state_dict if name not in own]
+    if strict and (missing or unexpected):
+        raise RuntimeError(f"Error(s) in loading state_dict: missing keys {missing}, unexpected keys {unexpected}")
+    for name, value in state_dict.items():
+        if name in own:
+            if tuple(value.shape) != tuple(own[name].shape):
+                raise RuntimeError(f"size mismatch for {name}: {tuple(value.shape)} in the checkpoint, "
+                                   f"{tuple(own[name].shape)} in the model")
+            own[name].copy_(value)
+    return missing, unexpected
+
+
 def _ratio(numerator, denominator):
     """numerator / denominator as a float; 1.0 when both are empty (nothing to find, nothing found)."""
     if denominator == 0:
@@ -66,7 +104,7 @@ def main():
     args = parser.parse_args()
 
     model = CrackUNet()
-    ms.load_param_into_net(model, ms.load_checkpoint(args.checkpoint))
+    load_params(model, load_checkpoint_dict(args.checkpoint))
     metrics = evaluate(model, CrackDataset(args.n, size=args.size, seed=args.seed),
                        args.batch_size, args.threshold)
     print(format_metrics(metrics))

@@ -18,6 +18,44 @@ from losses import CrackLoss
 from model import CrackUNet
 
 
+def load_checkpoint_dict(path):
+    """Loads what save_checkpoint_dict or ms.save_checkpoint wrote (written by msmigrate) as a dict: state dicts
+    under their keys, plain values as Python values, or the Parameters of a plain checkpoint. MindSpore adds
+    '.ckpt' to a file name without it."""
+    import os
+
+    path = str(path)
+    if not path.endswith(".ckpt") and os.path.exists(path + ".ckpt"):
+        path += ".ckpt"
+    out = {}
+    for name, value in ms.load_checkpoint(path).items():
+        key, sep, rest = name.partition("/")
+        if name.startswith(":"):
+            out[name[1:]] = value if isinstance(value, str) else value.asnumpy().item()
+        elif sep:
+            out.setdefault(key, {})[rest] = value
+        else:
+            out[name] = value
+    return out
+
+
+def load_params(cell, state_dict, strict=True):
+    """Module.load_state_dict (written by msmigrate): copies the values into the Cell's (or optimizer's) Parameters
+    in place; after ms.load_param_into_net an optimizer holding them no longer moves them (MindSpore 2.10)."""
+    own = cell.parameters_dict()
+    missing = [name for name in own if name not in state_dict]
+    unexpected = [name for name in state_dict if name not in own]
+    if strict and (missing or unexpected):
+        raise RuntimeError(f"Error(s) in loading state_dict: missing keys {missing}, unexpected keys {unexpected}")
+    for name, value in state_dict.items():
+        if name in own:
+            if tuple(value.shape) != tuple(own[name].shape):
+                raise RuntimeError(f"size mismatch for {name}: {tuple(value.shape)} in the checkpoint, "
+                                   f"{tuple(own[name].shape)} in the model")
+            own[name].copy_(value)
+    return missing, unexpected
+
+
 def train(model, loader, criterion, optimizer, steps, log_every=50):
     """Run `steps` optimisation steps, cycling over `loader`; return the list of losses."""
     model.set_train(True)
@@ -67,7 +105,7 @@ def main():
     loader = ds.GeneratorDataset(train_set, column_names=[f"column_{i}" for i in range(len(train_set[0]))] if isinstance(train_set[0], tuple) else ["column_0"], shuffle=True).batch(args.batch_size, drop_remainder=True)
     model = CrackUNet()
     if args.init:  # start from given weights (e.g. the same initial weights in both frameworks)
-        ms.load_param_into_net(model, ms.load_checkpoint(args.init))
+        load_params(model, load_checkpoint_dict(args.init))
     criterion = CrackLoss(edge_weight=args.edge_weight)
     optimizer = optim.Adam(model.trainable_params(), lr=args.lr)
 
