@@ -48,6 +48,8 @@ class ParityReport:
     error: str | None = None
     passed: bool = False
     jit: dict | None = None
+    weights: dict = field(default_factory=lambda: {"torch_only": [], "ms_only": []})
+    reference: dict = field(default_factory=lambda: {"ran": False, "tensors": 0})
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
