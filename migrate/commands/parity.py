@@ -37,9 +37,11 @@ after a step), in two tiers:
   1. float32 screen: |torch - ms| <= atol + rtol * max|torch| for every element (gradients:
      --grad-rtol; a layer gradient may have 1e-5 of its elements outside: ReLU / max-pool kinks);
   2. a tensor outside the screen is judged on a float64 run of the torch model (run only when some
-     tensor needs it): error = ||ms - ref||, noise floor = 32 x ||torch32 - ref|| (torch's own float32
-     error on that tensor) + eps32 x ||sum|terms| || (parameter gradients of Linear/Conv/norm layers:
-     a gradient summing large terms to zero, like a conv bias before BatchNorm, gets eps x sum|terms|).
+     tensor needs it): error = ||ms - ref||, noise floor = K x ||torch32 - ref|| (torch's own float32
+     error on that tensor; K = 32 for outputs, 128 for gradients, calibrated on faithful ports where
+     MindSpore's CPU kernels were up to 15x / 46x noisier than torch's) + eps32 x ||sum|terms| ||
+     (parameter gradients of Linear/Conv/norm layers: a gradient summing large terms to zero, like a
+     conv bias before BatchNorm, gets eps x sum|terms|, not eps x |result|).
 The ratio error / floor is shown per tensor (terminal, parity.json, parity.html): <= 1 passes; a real
 slip reads 100x, a marginal case 1.2x; * marks ratios judged on the float64 reference.
 Steps: each step starts both sides from torch's state (parameters, buffers, optimizer moments), so

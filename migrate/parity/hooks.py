@@ -54,8 +54,9 @@ class TorchRecorder:
     place after its layer returned (``out += identity``) is detected (``mutated()``).
     """
 
-    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False):
+    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None):
         self.clone = clone
+        self.sink = sink  # sink(ident, tensors): wanted outputs / gradients are handed over, not stored
         self.records: dict = {}
         self.versions: dict = {}
         self.inputs: dict = {}
@@ -89,7 +90,7 @@ class TorchRecorder:
                 if (hasattr(x, "requires_grad") and x.requires_grad and x.is_floating_point()
                         and self._wants("grad", ("in", key, i))):
                     x = x.view_as(x)
-                    x.register_hook(self._grad_hook(self.in_grads, key, i))
+                    x.register_hook(self._grad_hook(self.in_grads, key, i, "in"))
                     changed = True
                 new.append(x)
             return tuple(new) if changed else None
@@ -99,7 +100,9 @@ class TorchRecorder:
         def hook(module, inputs, output):
             key = self.stack.pop()
             outs = flatten(output)
-            if self._wants("fwd", key):
+            if self.sink is not None and self._wants("fwd", key):
+                self.sink(("fwd", key), [o.detach() for o in outs])
+            elif self._wants("fwd", key):
                 self.records[key] = (path, type(module).__name__,
                                      [o.detach().clone() if self.clone else o.detach() for o in outs])
                 self.versions[key] = [o._version for o in outs]
@@ -109,20 +112,23 @@ class TorchRecorder:
                     continue
                 self._produced[id(o)] = o
                 if self.grads and o.requires_grad and self._wants("grad", ("out", key, i)):
-                    o.register_hook(self._grad_hook(self.out_grads, key, i))
+                    o.register_hook(self._grad_hook(self.out_grads, key, i, "out"))
         return hook
 
     def mutated(self) -> list:
         """Keys whose recorded outputs were changed in place after the layer returned."""
-        return [k for k, (_, _, outs) in self.records.items()
+        return [k for k, (_, _, outs) in list(self.records.items())
                 if any(o._version != v for o, v in zip(outs, self.versions[k]))]
 
     def end_forward(self):
         self._produced.clear()
 
-    @staticmethod
-    def _grad_hook(store, key, i):
+    def _grad_hook(self, store, key, i, kind):
         def hook(grad):
+            if self.sink is not None:
+                self.sink((kind, key, i), [grad.detach()])
+                if not (self.want and key in self.want.get("inputs", ())):
+                    return
             store[key][i] = grad.detach()
         return hook
 

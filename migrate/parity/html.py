@@ -56,7 +56,8 @@ def _settings(d) -> str:
     t, s = d["tolerances"], d["settings"]
     rows = [("verdict rule", f"float32 screen: |torch − ms| ≤ {t['atol']:g} + {t['rtol']:g}·max|torch| for every element "
              f"(gradients: {t.get('grad_rtol', t['rtol']):g}·max|torch|); a tensor outside it is judged on a float64 "
-             f"torch run: error = ‖ms − ref‖, noise floor = {t.get('k_torch', 32):g}·‖torch32 − ref‖ + "
+             f"torch run: error = ‖ms − ref‖, noise floor = {t.get('k_torch', 32):g}·‖torch32 − ref‖ (gradients "
+             f"{t.get('k_torch_grad', 128):g}·) + "
              f"eps·‖Σ|terms|‖; ratio = error / floor, ≤ 1 passes (a real slip reads 100×, a marginal case 1.2×)"),
             ("mode", s.get("mode")), ("loss", s.get("loss")),
             ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),

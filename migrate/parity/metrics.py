@@ -17,10 +17,12 @@ Every compared tensor gets a verdict in one of two tiers (see README, "How parit
    a bias gradient before BatchNorm sums large terms to zero: its allowance is ~eps x sum|terms|, not
    eps x |result|). ``error = ||ms - r||``, ``ratio = error / floor``; the tensor passes when ratio <= 1.
 
-``K_TORCH``: MindSpore's CPU kernels accumulate in other orders and by other algorithms than torch's; on
-faithful ports their error against float64 was measured at up to ~15x torch's own on the tensors the
-screen rejects (gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net), so the
-floor allows 32x. A real slip is typically 100x-1e6x outside its floor.
+``K_TORCH`` (forward, 32) and ``K_TORCH_GRAD`` (gradients, 128): MindSpore's CPU kernels accumulate in other
+orders and by other algorithms than torch's. On faithful ports their error against float64 was measured at up
+to ~15x torch's own on the forward and parameter gradients the screen rejects, and up to ~46x on layer input
+gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net (BatchNorm's backward sums over
+batch x pixels: the longer the sum, the larger the gap), so the floors allow 32x and 128x. A real slip is
+typically 30x-1e6x outside its floor.
 
 Other measures (informative): ``max_abs = max|t - m|``, ``max_rel`` element-wise relative to ``|t|``,
 ``cosine``, ``scaled_err = max_abs / max|t|``, ``within`` = share of elements within the screen tolerance.
@@ -32,7 +34,8 @@ import math
 
 import numpy as np
 
-K_TORCH = 32.0
+K_TORCH = 32.0  # forward tensors
+K_TORCH_GRAD = 128.0  # gradients (and so parameters after a step)
 EPS32 = float(np.finfo(np.float32).eps)  # 1.19e-7
 TINY = 1e-30
 

@@ -26,6 +26,7 @@ parity.json schema (all numbers are floats; null where not computed):
     error             str|null   an exception raised by the MindSpore side, with the layer running it
     weights           {torch_only: [name], ms_only: [name]}   tensors with no counterpart (not copied)
     reference         {ran, tensors}   whether the float64 reference ran, and how many tensors it judged
+    timing            {torch_s, mindspore_s, reference_s?}   seconds of each run (hooks and comparisons included)
     jit               null, or with --jit: {ok, vanished, differing, outputs, loss, gradients, error}
                       (migrate.jitcheck: the MindSpore model in PyNative vs under ms.jit)
 """
@@ -57,6 +58,7 @@ class ParityReport:
     jit: dict | None = None
     weights: dict = field(default_factory=lambda: {"torch_only": [], "ms_only": []})
     reference: dict = field(default_factory=lambda: {"ran": False, "tensors": 0})
+    timing: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:

@@ -17,6 +17,8 @@ Phases (both frameworks eager, train mode, dropout disabled):
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from . import metrics
@@ -47,7 +49,8 @@ class ParityError(ValueError):
 def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=None, steps: int = 0,
             optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-4, atol: float = 1e-5,
             grad_rtol: float = 1e-2, weights: dict | None = None, backward: bool = True, step_inputs=None,
-            step_targets=None, reference: bool = True, k_torch: float = metrics.K_TORCH) -> ParityReport:
+            step_targets=None, reference: bool = True, k_torch: float = metrics.K_TORCH,
+            k_torch_grad: float = metrics.K_TORCH_GRAD) -> ParityReport:
     """Compare ``torch_model`` with ``ms_model`` on ``inputs`` (an array or a list of arrays).
 
     ``loss`` / ``ms_loss`` are called as ``loss(output, target)`` (``loss(output)`` without a
@@ -56,7 +59,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     ``steps`` optimizer steps follow, on ``step_inputs[i]`` (default: ``inputs`` every step).
     ``rtol`` / ``grad_rtol`` / ``atol`` set the float32 screen; tensors failing it are judged against a
     float64 run of the torch model (``reference=False``: the screen's verdict is final), with a floor of
-    ``k_torch`` x torch's own float32 error plus eps x the magnitude of the summed terms (metrics.py).
+    ``k_torch`` (gradients: ``k_torch_grad``) x torch's own float32 error plus eps x the magnitude of the summed
+    terms (metrics.py).
     """
     import torch
 
@@ -68,7 +72,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
         raise ParityError("give both loss and ms_loss, or neither (then the loss is the sum of the outputs)")
     inputs = _as_list(inputs)
     report = ParityReport(tolerances={"rtol": rtol, "atol": atol, "grad_rtol": grad_rtol,
-                                      "k_torch": k_torch, "eps": metrics.EPS32, "reference": bool(reference)})
+                                      "k_torch": k_torch, "k_torch_grad": k_torch_grad, "eps": metrics.EPS32,
+                                      "reference": bool(reference)})
     report.settings = {"mode": "train (dropout disabled)", "steps": steps, "optimizer": optimizer.lower(),
                        "lr": lr, "loss": type(loss).__name__ if loss is not None else "sum of outputs",
                        "inputs": [{"shape": list(x.shape), "dtype": str(x.dtype)} for x in inputs]}
@@ -164,6 +169,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     if backward and no_params:  # a parameter-free model: the gradient flows to the inputs
         xs_t = [x.requires_grad_(True) if x.is_floating_point() else x for x in xs_t]
     rec = TorchRecorder(torch_model, grads=backward)
+    t0 = time.perf_counter()
     try:
         out_t = torch_model(*xs_t)
         rec.end_forward()
@@ -176,6 +182,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         raise ParityError(f"the torch model raised {type(exc).__name__}: {_line(exc)}") from None
     finally:
         rec.remove()
+    report.timing["torch_s"] = time.perf_counter() - t0
     if mutated:  # outputs changed in place after their layer returned: record those again, cloned
         _rerecord(torch_model, xs_t, rec, mutated)
         report.determinism.append(f"{len(mutated)} layer output(s) are changed in place after the layer returns "
@@ -234,6 +241,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     xs_m = [ms.Tensor(np.array(x)) for x in inputs]
     trainable = ms_model.trainable_params()
     ms_grads, loss_m = None, None
+    t0 = time.perf_counter()
     try:
         def fwd(*xs):
             return _ms_loss(ms_loss, ms_model(*xs), target)
@@ -258,6 +266,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         ms_rec.remove()
         torch.set_num_threads(torch_threads)
     t_records.clear()
+    report.timing["mindspore_s"] = time.perf_counter() - t0
 
     report.settings["loss_torch"] = float(loss_t.detach())
     report.settings["loss_ms"] = loss_m
@@ -290,7 +299,9 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
                     stash.add(("param", e.torch_name, e.expand_axis), row, [tg], [mg])
         del ms_grads
     if stash.items:
+        t0 = time.perf_counter()
         _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params)
+        report.timing["reference_s"] = time.perf_counter() - t0
     if stash.refused:
         report.determinism.append(f"{stash.refused} tensor(s) failing the float32 screen were not re-judged "
                                   f"against float64 (memory budget {STASH_BYTES >> 20} MiB): the screen's verdict "
@@ -365,11 +376,32 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     tgt = target
     if target is not None and np.issubdtype(np.asarray(target).dtype, np.floating):
         tgt = np.asarray(target, np.float64)
-    rec = TorchRecorder(ref_model, grads=True, want=want)
+    judged = [0]
+    k_fwd, k_grad = report.tolerances["k_torch"], report.tolerances["k_torch_grad"]
+
+    def judge(ident, refs, terms=None):
+        """Judge a stashed tensor the moment its float64 value exists, then free both sides' copies."""
+        item = stash.items.get(ident)
+        if item is None:
+            return
+        row, t_outs, m_arrays = item
+        if len(refs) != len(t_outs) or any(int(np.prod(r.shape)) != int(np.prod(t.shape))
+                                           for r, t in zip(refs, t_outs)):
+            return
+        new = metrics.judge(row, _cat(t_outs), _cat(m_arrays), _cat(refs),
+                            None if terms is None else terms.reshape(-1), k_fwd if ident[0] == "fwd" else k_grad)
+        if new is not row:
+            row.clear()
+            row.update(new)
+        judged[0] += 1
+        del stash.items[ident]
+
+    rec = TorchRecorder(ref_model, grads=True, want=want, sink=judge)
     try:
         out = ref_model(*xs)
         rec.end_forward()
         lt = _torch_loss(ref_loss, out, tgt)
+        del out
         if lt.requires_grad:
             lt.backward()
     except Exception as exc:  # noqa: BLE001
@@ -378,37 +410,20 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
         return
     finally:
         rec.remove()
-    ref_params = dict(ref_model.named_parameters())
-    judged = 0
-    for ident, (row, t_outs, m_arrays) in stash.items.items():
-        kind = ident[0]
-        if kind == "fwd":
-            got = rec.records.get(ident[1])
-            refs = got[2] if got else None
-        elif kind in ("out", "in"):
-            g = (rec.out_grads if kind == "out" else rec.in_grads).get(ident[1], {}).get(ident[2])
-            refs = None if g is None else [g]
-        else:
-            p = ref_params.get(ident[1])
-            refs = None if p is None else [p.grad if p.grad is not None else torch.zeros_like(p)]
-            if refs is not None and ident[2] is not None:
-                refs = [refs[0].unsqueeze(ident[2])]
-        if refs is None or len(refs) != len(t_outs) or any(tuple(r.shape) != tuple(t.shape)
-                                                           for r, t in zip(refs, t_outs)):
-            continue
-        terms = None
-        if kind == "param" and ident[1] in owners:
-            terms = sum_of_terms(modules[owners[ident[1]].replace(ROOT, "")] if owners[ident[1]] != ROOT
-                                 else ref_model, ident[1].rpartition(".")[2],
-                                 rec.inputs.get(owners[ident[1]]), rec.out_grads.get(owners[ident[1]], {}).get(0))
-            if terms is not None and ident[2] is not None:
-                terms = terms.unsqueeze(ident[2])
-        new = metrics.judge(row, _cat(t_outs), _cat(m_arrays), _cat(refs),
-                            None if terms is None else terms.reshape(-1), report.tolerances["k_torch"])
-        if new is not row:
-            row.clear()
-            row.update(new)
-        judged += 1
+    for name, p in dict(ref_model.named_parameters()).items():
+        for ident in [i for i in stash.items if i[0] == "param" and i[1] == name]:
+            g = p.grad if p.grad is not None else torch.zeros_like(p)
+            if ident[2] is not None:
+                g = g.unsqueeze(ident[2])
+            terms = None
+            if name in owners:
+                key = owners[name]
+                terms = sum_of_terms(modules[key] if key != ROOT else ref_model, name.rpartition(".")[2],
+                                     rec.inputs.get(key), rec.out_grads.get(key, {}).get(0))
+                if terms is not None and ident[2] is not None:
+                    terms = terms.unsqueeze(ident[2])
+            judge(ident, [g], terms)
+    judged = judged[0]
     report.reference = {"ran": True, "tensors": judged}
     stash.items.clear()
 
