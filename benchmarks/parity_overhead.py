@@ -79,7 +79,8 @@ def _worker(mode: str, size: int, base: int, batch: int, repeat: int) -> dict:
             report = compare(tm, mm, x)
             times.append(time.perf_counter() - t0)
         out.update(parity_s=min(times), passed=report.passed, layers=len(report.layers), grads=len(report.grads),
-                   layer_grads=len(report.layer_grads), fd=report.first_divergence)
+                   layer_grads=len(report.layer_grads), fd=report.first_divergence, timing=report.timing,
+                   reference=report.reference)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -116,6 +117,11 @@ def main() -> int:
           f"passed={q['passed']})")
     print(f"time ratio   parity / plain = {q['parity_s'] / base_s:.2f}x   (target <= 1.5x)")
     print(f"memory ratio parity / plain = {q['peak_rss_mb'] / p['peak_rss_mb']:.2f}x   (target <= 1.5x)")
+    t = q.get("timing", {})
+    print("parity breakdown: torch (hooked) {:.1f} s, MindSpore (hooked, compared as it runs) {:.1f} s, float64 "
+          "reference {:.1f} s ({} tensors outside the float32 screen re-judged)".format(
+              t.get("torch_s", 0.0), t.get("mindspore_s", 0.0), t.get("reference_s", 0.0),
+              q.get("reference", {}).get("tensors", 0)))
     if not q["passed"]:
         print(f"note: parity did not hold on this faithful port: {q['fd']}")
     return 0
