@@ -84,7 +84,9 @@ class Namespace:
             if (k == top or k.startswith(top + ".")) and not self._ours(sys.modules[k], roots):
                 hidden[k] = sys.modules.pop(k)
         before = dict(sys.modules)
-        sys.modules.update(self.modules)
+        # this side's earlier modules from the same roots answer again (the loss sees the model's `networks`);
+        # one of the same name from another root (torch/model.py, then mindspore/model.py) does not
+        sys.modules.update({k: v for k, v in self.modules.items() if self._ours(v, roots)})
         sys.path[:0] = roots
         try:
             return importlib.import_module(dotted)

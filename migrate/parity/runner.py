@@ -38,7 +38,7 @@ ADAM_AGREEMENT = 0.01
 GRAD_OUTLIERS = 1e-5
 # tensors failing the float32 screen are kept (torch's and MindSpore's values) until the float64 reference has run;
 # beyond this much, later ones keep the screen's verdict (a real slip fails the first layers it reaches anyway)
-STASH_BYTES = 1 << 30
+STASH_BYTES = 2 << 30
 
 
 class ParityError(ValueError):
@@ -135,21 +135,39 @@ def _copy_weights(state, ms_model, report) -> None:
 
 # ------------------------------------------------------------------------------ phases
 class _Stash:
-    """Tensors that failed the float32 screen, kept (both sides) for the float64 reference, within a budget."""
+    """Tensors that failed the float32 screen, kept (both sides) for the float64 reference, within a budget.
+
+    A gradient often appears under several keys (a container's input gradient is its first child's, one layer's
+    output gradient the next one's input gradient): the same torch storage with an equal MindSpore array is kept
+    once."""
 
     def __init__(self, budget_bytes: int):
         self.items: dict = {}
         self.budget = budget_bytes
         self.used = 0
         self.refused = 0
+        self._by_storage: dict = {}
 
     def add(self, ident, row, t_outs, m_arrays) -> None:
-        size = sum(int(np.prod(t.shape)) * 8 for t in t_outs)
+        t_keep, m_keep, size = [], [], 0
+        for t, m in zip(t_outs, m_arrays):
+            m = np.asarray(m)
+            key = (t.data_ptr(), int(t.numel())) if hasattr(t, "data_ptr") else None
+            seen = self._by_storage.get(key) if key is not None else None
+            if seen is not None and seen.shape == m.shape and np.array_equal(seen, m):
+                m_keep.append(seen)
+            else:
+                m_keep.append(m)
+                size += int(np.prod(m.shape)) * 8
+            t_keep.append(_np32(t))
         if self.used + size > self.budget:
             self.refused += 1
             return
         self.used += size
-        self.items[ident] = (row, [_np32(t) for t in t_outs], [np.asarray(a) for a in m_arrays])
+        for t, m in zip(t_outs, m_keep):
+            if hasattr(t, "data_ptr"):
+                self._by_storage[(t.data_ptr(), int(t.numel()))] = m
+        self.items[ident] = (row, t_keep, m_keep)
 
 
 def _np32(t):

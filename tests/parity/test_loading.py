@@ -92,6 +92,8 @@ def test_each_side_gets_its_own_module_of_the_same_name(tmp_path):
     assert "networks" not in sys.modules
     # the same side loads again (e.g. its loss): it shares that side's modules
     assert type(load_object(f"{tmp_path}/t/model.py:Net", side="torch")) is type(t)
+    # one side loading two files of the same name from different folders (the weights command) gets each
+    assert isinstance(load_object(f"{tmp_path}/m/model.py:Net", side="torch"), ms.nn.Cell)
 
 
 def test_cli_parity_on_a_package_converted_on_the_fly(tmp_path):
