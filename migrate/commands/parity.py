@@ -196,7 +196,7 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     return obj
 
 
-def _convert_one(src, dest):
+def _convert_one(src, dest, quiet=False):
     from migrate import convert_source
 
     try:
@@ -207,7 +207,7 @@ def _convert_one(src, dest):
     result = convert_source(source, filename=src)
     if getattr(result, "errors", None):
         raise UsageError(f"{src}: cannot convert: {result.errors[0]}")
-    for u in getattr(result, "unsupported", []):
+    for u in [] if quiet else getattr(result, "unsupported", []):
         print(f"{src}:{u.line}: warning: unsupported {u.api}: {u.reason}", file=sys.stderr)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     with open(dest, "w", encoding="utf-8") as fh:
@@ -220,7 +220,14 @@ def _convert_siblings(folder, file, out_root):
     if len(names) > 200:  # a huge folder: the file alone
         names = [os.path.basename(file)]
     for n in names:
-        _convert_one(os.path.join(folder, n), os.path.join(out_root, n))
+        src = os.path.join(folder, n)
+        if os.path.abspath(src) == os.path.abspath(file):
+            _convert_one(src, os.path.join(out_root, n))
+            continue
+        try:  # a sibling that cannot be converted only matters if the model imports it
+            _convert_one(src, os.path.join(out_root, n), quiet=True)
+        except UsageError as exc:
+            print(f"msmigrate parity: warning: {exc} (skipped)", file=sys.stderr)
 
 
 def _convert_tree(pkg, out):

@@ -5,9 +5,10 @@ current directory). A file inside a package (a folder with ``__init__.py``) is i
 from the package's root, so its relative imports work; a plain file is imported with its folder as the root, so
 its sibling imports (``from networks import X``) work.
 
-Each side's imports are kept apart: a :class:`Namespace` ("torch", "ms") imports with its roots on ``sys.path``
-and, once done, takes the modules that came from those roots out of ``sys.modules`` (keeping them for its own
-later loads: the loss sees the model's ``networks``). So when both sides import a local module of the same name
+Each side's imports are kept apart: a :class:`Namespace` ("torch", "ms") imports with its roots on ``sys.path``,
+hiding same-named modules from elsewhere; the torch side then takes the modules that came from its roots out of
+``sys.modules`` (keeping them for its own later loads: the loss sees the model's ``networks``); MindSpore sides
+leave theirs registered, because ``ms.jit`` resolves a Cell's module through ``sys.modules``. So when both sides import a local module of the same name
 (``networks``, ``modules``), the MindSpore side gets its own, never torch's from ``sys.modules``. Third-party
 packages (torch, mindspore, numpy) are shared. A user module imported lazily at run time (an ``import`` inside
 ``forward``) is not covered.
@@ -73,6 +74,9 @@ class Namespace:
         self.name = name
         self.paths = [os.path.abspath(p) for p in paths]
         self.modules: dict = {}
+        # MindSpore sides leave their modules in sys.modules (ms.jit needs them); the torch side takes its own out,
+        # so the MindSpore side can still never receive torch's module of the same name
+        self.keep = name.startswith("ms")
 
     def import_module(self, root: str, dotted: str, file: str):
         roots = [os.path.abspath(root)] + [p for p in self.paths if p != os.path.abspath(root)]
@@ -102,7 +106,9 @@ class Namespace:
                 if before.get(k) is not mod and (self._ours(mod, roots) or k == dotted):
                     self.modules[k] = mod
             for k in self.modules:
-                if k in before and before[k] is not self.modules[k] and not self._ours(before[k], roots):
+                if self.keep:  # ms.jit resolves a Cell's module through sys.modules: the MindSpore side stays
+                    sys.modules[k] = self.modules[k]
+                elif k in before and before[k] is not self.modules[k] and not self._ours(before[k], roots):
                     sys.modules[k] = before[k]
                 else:
                     sys.modules.pop(k, None)
