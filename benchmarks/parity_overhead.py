@@ -73,13 +73,21 @@ def _worker(mode: str, size: int, base: int, batch: int, repeat: int) -> dict:
     else:
         from migrate.parity import compare
 
+        # the plain steps again, in this process right before parity: on a shared machine the load drifts between
+        # the two workers, so the time ratio uses these (peak memory still comes from each worker's own run)
+        t0 = time.perf_counter()
+        torch_step()
+        t1 = time.perf_counter()
+        ms_step()
+        out.update(same_torch_s=t1 - t0, same_ms_s=time.perf_counter() - t1)
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             report = compare(tm, mm, x)
             times.append(time.perf_counter() - t0)
         out.update(parity_s=min(times), passed=report.passed, layers=len(report.layers), grads=len(report.grads),
-                   layer_grads=len(report.layer_grads), fd=report.first_divergence)
+                   layer_grads=len(report.layer_grads), fd=report.first_divergence, timing=report.timing,
+                   reference=report.reference)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -115,7 +123,16 @@ def main() -> int:
           f"   ({q['layers']} layers, {q['grads']} parameter grads, {q['layer_grads']} layer grads, "
           f"passed={q['passed']})")
     print(f"time ratio   parity / plain = {q['parity_s'] / base_s:.2f}x   (target <= 1.5x)")
+    if "same_torch_s" in q:
+        same = q["same_torch_s"] + q["same_ms_s"]
+        print(f"             parity / plain in the parity worker ({q['same_torch_s']:.2f} s + {q['same_ms_s']:.2f} s "
+              f"just before) = {q['parity_s'] / same:.2f}x")
     print(f"memory ratio parity / plain = {q['peak_rss_mb'] / p['peak_rss_mb']:.2f}x   (target <= 1.5x)")
+    t = q.get("timing", {})
+    print("parity breakdown: torch (hooked) {:.1f} s, MindSpore (hooked, compared as it runs) {:.1f} s, float64 "
+          "reference {:.1f} s ({} tensors outside the float32 screen re-judged)".format(
+              t.get("torch_s", 0.0), t.get("mindspore_s", 0.0), t.get("reference_s", 0.0),
+              q.get("reference", {}).get("tensors", 0)))
     if not q["passed"]:
         print(f"note: parity did not hold on this faithful port: {q['fd']}")
     return 0

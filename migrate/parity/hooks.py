@@ -40,32 +40,57 @@ class _Keys:
 
 
 class TorchRecorder:
-    """Hooks every submodule of a torch model; ``records`` maps key -> (path, type, outputs)."""
+    """Hooks every submodule of a torch model; ``records`` maps key -> (path, type, outputs).
 
-    def __init__(self, model, grads: bool = True):
+    ``want`` (the float64 reference run) limits what is kept: ``{"fwd": keys, "grad": {(kind, key, i)},
+    "inputs": keys}``; every call is still counted so that keys line up with the first run. ``inputs``
+    keeps each wanted layer's inputs (for the magnitude of the terms of its parameter gradients).
+
+    An output that is the very tensor a child module returned (a side output passed up, a tuple output
+    also used inside forward) gets no second gradient hook: torch's tensor hook would see the gradient
+    from the child's consumers inside the parent too, while MindSpore's backward hook on the parent sees
+    only what reaches it from outside; ``shared`` lists those (key, index) and they are compared at the
+    child. ``versions`` remembers each recorded output's version counter, so that an output changed in
+    place after its layer returned (``out += identity``) is detected (``mutated()``).
+    """
+
+    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None):
+        self.clone = clone
+        self.sink = sink  # sink(ident, tensors): wanted outputs / gradients are handed over, not stored
         self.records: dict = {}
+        self.versions: dict = {}
+        self.inputs: dict = {}
         self.out_grads: dict = defaultdict(dict)
         self.in_grads: dict = defaultdict(dict)
+        self.shared: set = set()
         self.stack: list = []
         self.handles: list = []
         self.keys = _Keys()
         self.grads = grads
+        self.want = want
+        self._produced: dict = {}
         for path, module in model.named_modules():
             path = path or ROOT
             self.handles.append(module.register_forward_pre_hook(self._pre(path)))
             self.handles.append(module.register_forward_hook(self._post(path)))
 
+    def _wants(self, what, item) -> bool:
+        return self.want is None or item in self.want.get(what, ())
+
     def _pre(self, path):
         def hook(module, inputs):
             key = self.keys.next(path)
             self.stack.append(key)
+            if self.want is not None and key in self.want.get("inputs", ()):
+                self.inputs[key] = [x.detach() for x in inputs if hasattr(x, "detach")]
             if not self.grads:
                 return None
             new, changed = [], False
             for i, x in enumerate(inputs):
-                if hasattr(x, "requires_grad") and x.requires_grad and x.is_floating_point():
+                if (hasattr(x, "requires_grad") and x.requires_grad and x.is_floating_point()
+                        and self._wants("grad", ("in", key, i))):
                     x = x.view_as(x)
-                    x.register_hook(self._grad_hook(self.in_grads, key, i))
+                    x.register_hook(self._grad_hook(self.in_grads, key, i, "in"))
                     changed = True
                 new.append(x)
             return tuple(new) if changed else None
@@ -75,16 +100,35 @@ class TorchRecorder:
         def hook(module, inputs, output):
             key = self.stack.pop()
             outs = flatten(output)
-            self.records[key] = (path, type(module).__name__, [o.detach() for o in outs])
-            if self.grads:
-                for i, o in enumerate(outs):
-                    if o.requires_grad:
-                        o.register_hook(self._grad_hook(self.out_grads, key, i))
+            if self.sink is not None and self._wants("fwd", key):
+                self.sink(("fwd", key), [o.detach() for o in outs])
+            elif self._wants("fwd", key):
+                self.records[key] = (path, type(module).__name__,
+                                     [o.detach().clone() if self.clone else o.detach() for o in outs])
+                self.versions[key] = [o._version for o in outs]
+            for i, o in enumerate(outs):
+                if id(o) in self._produced:
+                    self.shared.add((key, i))
+                    continue
+                self._produced[id(o)] = o
+                if self.grads and o.requires_grad and self._wants("grad", ("out", key, i)):
+                    o.register_hook(self._grad_hook(self.out_grads, key, i, "out"))
         return hook
 
-    @staticmethod
-    def _grad_hook(store, key, i):
+    def mutated(self) -> list:
+        """Keys whose recorded outputs were changed in place after the layer returned."""
+        return [k for k, (_, _, outs) in list(self.records.items())
+                if any(o._version != v for o, v in zip(outs, self.versions[k]))]
+
+    def end_forward(self):
+        self._produced.clear()
+
+    def _grad_hook(self, store, key, i, kind):
         def hook(grad):
+            if self.sink is not None:
+                self.sink((kind, key, i), [grad.detach()])
+                if not (self.want and key in self.want.get("inputs", ())):
+                    return
             store[key][i] = grad.detach()
         return hook
 
@@ -92,6 +136,7 @@ class TorchRecorder:
         for h in self.handles:
             h.remove()
         self.handles.clear()
+        self._produced.clear()
 
 
 class MsRecorder:

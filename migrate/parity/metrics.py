@@ -1,19 +1,31 @@
-"""Error measures between a torch tensor (the reference) and a MindSpore array.
+"""Error measures and verdicts between a torch tensor (the reference) and a MindSpore array.
 
-For reference values ``t`` and port values ``m`` of the same shape:
+Every compared tensor gets a verdict in one of two tiers (see README, "How parity decides"):
 
-* ``max_abs``  = max |t - m|
-* ``max_rel``  = max |t - m| / max(|t|, 1e-12)      (over elements; large where t is ~0)
-* ``cosine``   = <t, m> / (|t| |m|)                  (1.0 when both are all zeros)
-* ``scaled_err`` = max |t - m| / max|t|                 (what the pass test compares with rtol)
-* ``within``   = share of elements with |t - m| <= atol + rtol * max|t|   (NaN == NaN, Inf == Inf)
-* ``passed``   = within == 1 (every element within tolerance)
+1. **float32 screen** (always, cheap): ``|torch32 - ms| <= atol + rtol * max|torch32|`` element-wise
+   (a norm-wise allowance: relative to the tensor's largest magnitude), with a share ``outliers`` of
+   elements allowed outside for layer gradients (ReLU / max-pool kinks). ``floor`` is that allowance,
+   ``error`` the largest difference once the allowed outliers are set aside, ``ratio = error / floor``.
+2. **float64 reference** (only for tensors that fail the screen): a float64 run of the torch model
+   gives the exact value ``r``; the noise floor is what float32 arithmetic can explain,
 
-The tolerance is relative to the tensor's largest magnitude (a norm-wise criterion), not to each
-element: gradients through BatchNorm, softmax or sums cancel to near zero in places, where float
-rounding alone gives element-wise relative errors of 1 or more on a faithful port (measured on a
-U-Net: cosine 0.9999999999, element-wise allclose failing). ``max_rel`` is still element-wise.
+       floor = K_TORCH * ||torch32 - r||  +  EPS32 * ||S||        (2-norms over the tensor)
 
+   where ``torch32 - r`` is torch's own float32 error on this very tensor (evidence of how much rounding
+   this value accumulates through the network, cancellation included) and ``S`` the magnitude of the terms
+   the value sums where it is known (parameter gradients: ``S = sum |terms|``, see runner.sum_of_terms;
+   a bias gradient before BatchNorm sums large terms to zero: its allowance is ~eps x sum|terms|, not
+   eps x |result|). ``error = ||ms - r||``, ``ratio = error / floor``; the tensor passes when ratio <= 1.
+
+``K_TORCH`` (forward, 32) and ``K_TORCH_GRAD`` (gradients, 128): MindSpore's CPU kernels accumulate in other
+orders and by other algorithms than torch's. On faithful ports their error against float64 was measured at up
+to ~15x torch's own on the forward and parameter gradients the screen rejects, and up to ~46x on layer input
+gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net (BatchNorm's backward sums over
+batch x pixels: the longer the sum, the larger the gap), so the floors allow 32x and 128x. A real slip is
+typically 30x-1e6x outside its floor.
+
+Other measures (informative): ``max_abs = max|t - m|``, ``max_rel`` element-wise relative to ``|t|``,
+``cosine``, ``scaled_err = max_abs / max|t|``, ``within`` = share of elements within the screen tolerance.
 Computed with torch (multi-threaded, no copies of the MindSpore array beyond one float view).
 """
 from __future__ import annotations
@@ -21,6 +33,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+K_TORCH = 32.0  # forward tensors
+K_TORCH_GRAD = 128.0  # gradients (and so parameters after a step)
+EPS32 = float(np.finfo(np.float32).eps)  # 1.19e-7
+TINY = 1e-30
 
 
 def _as_torch(x):
@@ -44,7 +61,7 @@ def nonfinite(x) -> bool:
 
 
 def compare(reference, port, rtol: float, atol: float, outliers: float = 0.0) -> dict:
-    """Metrics for one pair; a shape mismatch fails with no numbers.
+    """The float32 screen for one pair; a shape mismatch fails with no numbers.
 
     ``outliers``: share of elements allowed outside tolerance (rounded down, so tensors smaller
     than 1/outliers get none). Used for layer gradients, where an input sitting within rounding
@@ -56,27 +73,56 @@ def compare(reference, port, rtol: float, atol: float, outliers: float = 0.0) ->
     row = {"shape": list(t.shape)}
     if tuple(t.shape) != tuple(m.shape):
         row.update(max_abs=None, max_rel=None, cosine=None, within=0.0, scaled_err=None, passed=False,
-                   shape_ms=list(m.shape), note=f"shape differs: torch {tuple(t.shape)} vs MindSpore {tuple(m.shape)}")
+                   shape_ms=list(m.shape), floor=None, error=None, ratio=math.inf, tier="shape",
+                   note=f"shape differs: torch {tuple(t.shape)} vs MindSpore {tuple(m.shape)}")
         return row
     if t.numel() == 0:
-        row.update(max_abs=0.0, max_rel=0.0, cosine=1.0, within=1.0, scaled_err=0.0, passed=True)
+        row.update(max_abs=0.0, max_rel=0.0, cosine=1.0, within=1.0, scaled_err=0.0, passed=True,
+                   floor=atol, error=0.0, ratio=0.0, tier="float32")
         return row
     dtype = torch.float64 if t.dtype == torch.float64 else torch.float32
     t, m = t.to(dtype).reshape(-1), m.to(dtype).reshape(-1)
-    abs_t = t.abs()
-    diff = (t - m).abs_()
-    scale, max_abs = float(abs_t.max()), float(diff.max())
-    if math.isfinite(scale) and math.isfinite(max_abs):  # fast path: everything finite
-        tol = atol + rtol * scale
-        n_ok = int((diff <= tol).sum())
-        max_rel = float(diff.div_(abs_t.clamp_min_(1e-12)).max())
-        nt, nm = float(t.norm()), float(m.norm())
-        dot = float(torch.dot(t, m))
-    else:
+    diff = t - m
+    nt, nm = float(t.norm()), float(m.norm())
+    dot = float(torch.dot(t, m))
+    diff.abs_()
+    scale, max_abs = float(t.abs().max()), float(diff.max())
+    if not (math.isfinite(scale) and math.isfinite(max_abs)):
         return _compare_nonfinite(row, t, m, rtol, atol)
-    row.update(max_abs=max_abs, max_rel=max_rel, cosine=_cosine(dot, nt, nm), within=n_ok / t.numel(),
-               scaled_err=_scaled(max_abs, scale), passed=t.numel() - n_ok <= int(outliers * t.numel()))
+    tol = atol + rtol * scale
+    n_bad = int((diff > tol).sum())
+    allowed = int(outliers * t.numel())
+    # error: the (allowed+1)-th largest difference, so that ratio <= 1 exactly when the screen passes
+    error = float(torch.topk(diff, min(allowed + 1, t.numel())).values[-1]) if allowed else max_abs
+    max_rel = float((diff / t.abs().clamp_min_(1e-12)).max())
+    row.update(max_abs=max_abs, max_rel=max_rel, cosine=_cosine(dot, nt, nm), within=1 - n_bad / t.numel(),
+               scaled_err=_scaled(max_abs, scale), passed=n_bad <= allowed, floor=tol, error=error,
+               ratio=error / tol if tol > 0 else (0.0 if error == 0 else math.inf), tier="float32")
     return row
+
+
+def judge(row: dict, t32, port, ref, terms=None, k_torch: float = K_TORCH) -> dict:
+    """Re-judge a screened ``row`` against the float64 reference ``ref`` (same shape as ``t32``).
+
+    ``terms``: ``S`` (same shape), the magnitude of the terms each element sums, or None.
+    """
+    import torch
+
+    t = _as_torch(t32).to(torch.float64).reshape(-1)
+    m = _as_torch(port).to(torch.float64).reshape(-1)
+    r = _as_torch(ref).to(torch.float64).reshape(-1)
+    if not (bool(torch.isfinite(m).all()) and bool(torch.isfinite(r).all())):
+        return row  # NaN / Inf: the screen's verdict stands
+    torch_err = float((t - r).norm())
+    s_norm = float(_as_torch(terms).to(torch.float64).norm()) if terms is not None else 0.0
+    floor = k_torch * torch_err + EPS32 * s_norm
+    error = float((m - r).norm())
+    ratio = error / floor if floor > TINY else (0.0 if error <= TINY else math.inf)
+    out = dict(row)
+    out.update(tier="float64", floor=floor, error=error, ratio=ratio, passed=ratio <= 1.0,
+               screen={"floor": row.get("floor"), "error": row.get("error"), "ratio": row.get("ratio")},
+               torch_err=torch_err, terms=s_norm if terms is not None else None)
+    return out
 
 
 def _cosine(dot, nt, nm) -> float:
@@ -101,7 +147,8 @@ def _compare_nonfinite(row, t, m, rtol, atol) -> dict:
     tt, mm = t[finite], m[finite]
     scale = float(t[t_fin].abs().max()) if bool(t_fin.any()) else 0.0
     d = (tt - mm).abs()
-    ok_fin = d <= atol + rtol * scale
+    tol = atol + rtol * scale
+    ok_fin = d <= tol
     n_ok = int(ok_fin.sum()) + int(same_special.sum())
     max_abs = float(d.max()) if d.numel() else 0.0
     max_rel = float((d / tt.abs().clamp_min(1e-12)).max()) if d.numel() else 0.0
@@ -109,7 +156,8 @@ def _compare_nonfinite(row, t, m, rtol, atol) -> dict:
         max_abs = max_rel = math.inf
     cos = _cosine(float(torch.dot(tt, mm)), float(tt.norm()), float(mm.norm())) if tt.numel() else 0.0
     row.update(max_abs=max_abs, max_rel=max_rel, cosine=cos, within=n_ok / t.numel(),
-               scaled_err=_scaled(max_abs, scale), passed=n_ok == t.numel())
+               scaled_err=_scaled(max_abs, scale), passed=n_ok == t.numel(), floor=tol, error=max_abs,
+               ratio=max_abs / tol if tol > 0 else math.inf, tier="float32")
     return row
 
 

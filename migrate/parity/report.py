@@ -3,8 +3,13 @@
 parity.json schema (all numbers are floats; null where not computed):
 
     passed            bool: forward, backward and steps all within tolerance, no error
-    tolerances        {rtol, atol, grad_rtol}: an element passes when |torch - ms| <= atol + rtol * max|torch|
-                      (max over the tensor; see metrics.py); gradients use grad_rtol instead of rtol
+    tolerances        {rtol, atol, grad_rtol, k_torch, eps, reference}: the float32 screen passes an element when
+                      |torch - ms| <= atol + rtol * max|torch| (gradients: grad_rtol); a tensor failing it is judged
+                      against a float64 torch run: floor = k_torch * ||torch32 - ref|| + eps * ||sum|terms|||
+    every compared row carries: floor, error, ratio (= error / floor; passed == ratio <= 1), tier ("float32":
+                      the screen decided, per element; "float64": the reference decided, 2-norms; "shape"), and
+                      for tier float64: torch_err (||torch32 - ref||), terms (||S|| or null), screen {floor, error,
+                      ratio}
     settings          {mode, steps, optimizer, lr, loss, inputs}
     determinism       [str]: what was made deterministic (dropout disabled, inplace turned off)
     layers            [{index, name, path, type, shape, max_abs, max_rel, cosine, within, passed,
@@ -19,6 +24,9 @@ parity.json schema (all numbers are floats; null where not computed):
                        step: int|null, step_detail: str|null}
     first_nonfinite   {torch: layer|null, ms: layer|null}   first layer whose output holds NaN/Inf
     error             str|null   an exception raised by the MindSpore side, with the layer running it
+    weights           {torch_only: [name], ms_only: [name]}   tensors with no counterpart (not copied)
+    reference         {ran, tensors}   whether the float64 reference ran, and how many tensors it judged
+    timing            {torch_s, mindspore_s, reference_s?}   seconds of each run (hooks and comparisons included)
     jit               null, or with --jit: {ok, vanished, differing, outputs, loss, gradients, error}
                       (migrate.jitcheck: the MindSpore model in PyNative vs under ms.jit)
 """
@@ -48,6 +56,9 @@ class ParityReport:
     error: str | None = None
     passed: bool = False
     jit: dict | None = None
+    weights: dict = field(default_factory=lambda: {"torch_only": [], "ms_only": []})
+    reference: dict = field(default_factory=lambda: {"ran": False, "tensors": 0})
+    timing: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
@@ -88,9 +99,11 @@ class ParityReport:
         red, bold, dim, end = ("\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m") if color else ("",) * 4
         fd = self.first_divergence
         tol = self.tolerances
-        lines = [f"forward: {len(self.layers)} layers compared (error <= {tol['atol']:g} + {tol['rtol']:g} x max|torch|;"
-                 f" gradients {tol.get('grad_rtol', tol['rtol']):g})"]
-        head = f"   {'#':>3}  {'layer':<34} {'type':<18} {'shape':<18} {'max_abs':>9} {'max_rel':>9} {'cosine':>9} {'within':>7}"
+        lines = [f"forward: {len(self.layers)} layers compared (screen: error <= {tol['atol']:g} + {tol['rtol']:g} x "
+                 f"max|torch|, gradients {tol.get('grad_rtol', tol['rtol']):g}; a tensor outside it is judged on a "
+                 f"float64 torch run: ratio = error / noise floor, * marks those)"]
+        head = (f"   {'#':>3}  {'layer':<34} {'type':<18} {'shape':<18} {'max_abs':>9} {'cosine':>9} {'within':>7} "
+                f"{'ratio':>9}")
         lines.append(head)
         rows = self.layers if len(self.layers) <= max_rows else _around(self.layers, fd["forward"], max_rows)
         for r in rows:
@@ -100,8 +113,8 @@ class ParityReport:
             first = r["name"] == fd["forward"]
             mark = ">> " if first else ("x  " if not r["passed"] else "   ")
             line = (f"{mark}{r['index']:>3}  {_cut(r['name'], 34):<34} {_cut(r['type'], 18):<18} "
-                    f"{_cut(_shape(r), 18):<18} {_num(r['max_abs']):>9} {_num(r['max_rel']):>9} "
-                    f"{_num(r['cosine'], 6):>9} {_pct(r['within']):>7}")
+                    f"{_cut(_shape(r), 18):<18} {_num(r['max_abs']):>9} "
+                    f"{_num(r['cosine'], 6):>9} {_pct(r['within']):>7} {_ratio(r):>9}")
             if r.get("note"):
                 line += f"  {r['note']}"
             lines.append(f"{bold}{red}{line}{end}" if first else (f"{red}{line}{end}" if not r["passed"] else line))
@@ -110,8 +123,24 @@ class ParityReport:
                      f"{len(self.layer_grads)} layer gradients")
         if fd["backward"]:
             lines.append(f"{bold}{red}>> backward diverges first at layer {fd['backward']}{end}")
+        if fd.get("backward_param") and fd["backward_param"] != fd.get("backward"):
+            lines.append(f"{red}   first parameter gradient outside its floor: {fd['backward_param']}{end}")
         for g in bad_grads[:15]:
-            lines.append(f"{red}x  grad {g['name']:<40} max_abs {_num(g['max_abs'])}  cosine {_num(g['cosine'], 6)}{end}")
+            lines.append(f"{red}x  grad {g['name']:<40} max_abs {_num(g['max_abs'])}  cosine {_num(g['cosine'], 6)}  "
+                         f"ratio {_ratio(g)}{end}")
+        bad_lg = [g for g in self.layer_grads if not g["passed"]]
+        for g in bad_lg[:10]:
+            lines.append(f"{red}x  {g['kind']}-grad {g['name'] + '[' + str(g['index']) + ']':<37} max_abs "
+                         f"{_num(g['max_abs'])}  cosine {_num(g['cosine'], 6)}  ratio {_ratio(g)}"
+                         + (f"  {g['note']}" if g.get("note") else "") + end)
+        if len(bad_lg) > 10:
+            lines.append(f"   ... {len(bad_lg) - 10} more layer gradients outside their floor")
+        judged = [r for r in self.layers + self.grads + self.layer_grads if r.get("tier") == "float64"]
+        if judged:
+            worst = max(judged, key=lambda r: r["ratio"])
+            lines.append(f"{dim}float64 reference: {len(judged)} tensor(s) outside the float32 screen re-judged, "
+                         f"{sum(1 for r in judged if r['passed'])} within their noise floor (worst ratio "
+                         f"{_ratio(worst)} at {worst['name']}){end}")
         if len(bad_grads) > 15:
             lines.append(f"   ... {len(bad_grads) - 15} more")
         if self.steps:
@@ -140,6 +169,17 @@ def _around(rows, name, max_rows):
     lo = max(0, min(idx - max_rows // 2, len(rows) - max_rows))
     out = ([None] if lo > 0 else []) + rows[lo:lo + max_rows]
     return out + ([None] if lo + max_rows < len(rows) else [])
+
+
+def _ratio(r) -> str:
+    """error / noise floor: < 1 passes; a real slip reads 100x, a marginal case 1.2x; * = judged on float64."""
+    v = r.get("ratio")
+    if v is None:
+        return "-"
+    if isinstance(v, str) or math.isinf(v) or math.isnan(v):
+        return str(v)
+    text = f"{v:.2g}x" if v < 100 else f"{v:.3g}x" if v < 1e4 else f"{v:.1e}x"
+    return text + ("*" if r.get("tier") == "float64" else "")
 
 
 def _shape(r) -> str:

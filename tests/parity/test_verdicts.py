@@ -1,0 +1,163 @@
+"""Issue 12: parity you can trust. Must-pass: faithful ports that used to read as divergent. Must-fail: the slips
+real ports make, each named at the right layer (and far outside its noise floor, so it reads as a bug)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("mindspore")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import nets  # noqa: E402
+from models import MsCNN, TorchCNN  # noqa: E402
+
+from migrate.parity import compare  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _x(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _run(t_factory, m_factory, shape, **kw):
+    torch.manual_seed(0)
+    return compare(t_factory(), m_factory(), _x(shape), **kw)
+
+
+def _every_tensor_has_a_ratio(r):
+    rows = r.layers + r.grads + r.layer_grads + r.final_params
+    assert rows
+    for row in rows:
+        assert {"floor", "error", "ratio", "tier"} <= set(row), row
+        assert row["tier"] in ("float32", "float64"), row
+        assert row["passed"] == (row["ratio"] <= 1.0), row
+
+
+# ----------------------------------------------------------------------------- must pass
+MUST_PASS = {
+    "conv bias before BatchNorm": (nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32), {}),
+    "conv bias before BatchNorm, 3 Adam steps": (nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32),
+                                                 {"steps": 3, "optimizer": "adam", "lr": 1e-2}),
+    "BatchNorm CNN, 3 SGD steps": (TorchCNN, MsCNN, (2, 3, 16, 16), {"steps": 3, "optimizer": "sgd", "lr": 0.05}),
+    "BatchNorm CNN, 3 Adam steps": (TorchCNN, MsCNN, (2, 3, 16, 16), {"steps": 3, "optimizer": "adam", "lr": 1e-2}),
+    "tuple outputs used inside forward": (nets.TDeepSup, nets.MDeepSup, (2, 3, 24, 24), {}),
+    "in-place residual adds, two outputs": (nets.TResNet2, nets.MResNet2, (2, 3, 32, 32), {}),
+    "registered buffer": (nets.TEdgeNet, nets.MEdgeNet, (2, 3, 16, 16), {}),
+    "parameter-free module": (nets.TSobel, nets.MSobel, (2, 1, 16, 16), {}),
+    "SlipNet, faithful": (nets.TSlipNet, nets.MSlipNet, (2, 3, 16, 16), {"steps": 1, "lr": 0.05}),
+}
+
+
+@pytest.mark.parametrize("case", list(MUST_PASS))
+def test_must_pass(case):
+    t_factory, m_factory, shape, kw = MUST_PASS[case]
+    r = _run(t_factory, m_factory, shape, **kw)
+    assert r.passed, r.table(color=False)
+    _every_tensor_has_a_ratio(r)
+    assert r.layers and (r.grads or r.layer_grads)
+    if kw.get("steps"):
+        assert len(r.steps) == kw["steps"] and all(s["passed"] for s in r.steps)
+
+
+def test_zero_gradients_are_judged_against_float64_and_the_sum_of_their_terms():
+    """The conv biases before BatchNorm: exactly 0 in exact arithmetic. Whichever of them the float32 screen
+    rejects is re-judged on the float64 reference, with S = sum |terms| recorded."""
+    r = _run(nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32), rtol=1e-7, grad_rtol=1e-7, atol=0.0)  # force tier 2
+    assert r.passed, r.table(color=False)
+    bias = {g["name"]: g for g in r.grads}
+    for name in ("c1.bias", "c2.bias"):
+        g = bias[name]
+        assert g["tier"] == "float64" and g["terms"] > 0 and g["ratio"] <= 1.0, g
+    assert r.reference["ran"] and r.reference["tensors"] > 0
+    _every_tensor_has_a_ratio(r)
+
+
+def test_buffer_and_parameter_free_notes():
+    r = _run(nets.TEdgeNet, nets.MEdgeNet, (2, 3, 16, 16))
+    assert r.weights["torch_only"] == ["edges.kernels"]
+    r = _run(nets.TSobel, nets.MSobel, (2, 1, 16, 16))
+    assert r.layer_grads, "a parameter-free model still compares gradients (through its inputs)"
+
+
+@pytest.mark.slow
+def test_resnet_two_outputs_128():
+    r = _run(nets.TResNet2, nets.MResNet2, (2, 3, 128, 128))
+    assert r.passed, r.table(color=False)
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_crack_unet_256_default_loss():
+    t = _load(os.path.join(ROOT, "examples/crack_unet/torch/model.py"), "_crack_t")
+    m = _load(os.path.join(ROOT, "examples/crack_unet/mindspore/model.py"), "_crack_m")
+    r = _run(t.CrackUNet, m.CrackUNet, (2, 3, 256, 256))
+    assert r.passed, r.table(color=False)
+
+
+# ----------------------------------------------------------------------------- must fail, at the right layer
+def _cnn_bug(bug):
+    return lambda: MsCNN(bug=bug)
+
+
+def _slip(bug):
+    return lambda: nets.MSlipNet(bug=bug)
+
+
+# case: (torch, ms, input shape, compare kwargs, (where, name)); where: forward | backward | step | nonfinite
+MUST_FAIL = {
+    # the planted bugs of tests/parity/test_parity.py
+    "LeakyReLU slope": (TorchCNN, _cnn_bug("slope"), (2, 3, 16, 16), {}, ("forward", "blocks.0.act")),
+    "bprop doubles the gradient": (TorchCNN, _cnn_bug("bprop"), (2, 3, 16, 16), {}, ("backward", "mid.gate")),
+    "BatchNorm momentum (CNN)": (TorchCNN, _cnn_bug("momentum"), (2, 3, 16, 16), {"steps": 1, "lr": 0.01},
+                                 ("step", "blocks.0.bn.running_mean")),
+    "asymmetric padding": (TorchCNN, _cnn_bug("padding"), (2, 3, 16, 16), {}, ("forward", "blocks.0.conv")),
+    "stop_gradient on a branch": (TorchCNN, _cnn_bug("stopgrad"), (2, 3, 16, 16), {}, ("backward", "branch")),
+    "NaN on one side": (TorchCNN, _cnn_bug("nan"), (2, 3, 16, 16), {}, ("nonfinite", "nan")),
+    # the slips real ports make
+    "BatchNorm eps 1e-5 vs 1e-3 in one block": (nets.TSlipNet, _slip("bn_eps"), (2, 3, 16, 16), {},
+                                                ("forward", "bn2")),
+    "LayerNorm eps": (nets.TSlipNet, _slip("ln_eps"), (2, 3, 16, 16), {}, ("forward", "ln")),
+    "align_corners flipped": (nets.TSlipNet, _slip("align_corners"), (2, 3, 16, 16), {}, ("forward", "up")),
+    "GELU tanh vs erf": (nets.TSlipNet, _slip("gelu_tanh"), (2, 3, 16, 16), {}, ("forward", "act2")),
+    "padding off by one": (nets.TSlipNet, _slip("padding"), (2, 3, 16, 16), {}, ("forward", "conv3")),
+    "count_include_pad": (nets.TSlipNet, _slip("count_include_pad"), (2, 3, 16, 16), {}, ("forward", "avg")),
+    "ceil_mode": (nets.TSlipNet, _slip("ceil_mode"), (2, 3, 16, 16), {}, ("forward", "maxp")),
+    "BatchNorm momentum not inverted, after a step": (nets.TSlipNet, _slip("momentum"), (2, 3, 16, 16),
+                                                      {"steps": 1, "lr": 0.05}, ("step", "bn1.running_mean")),
+    "dropped bias": (nets.TSlipNet, _slip("dropped_bias"), (2, 3, 16, 16), {}, ("forward", "head")),
+    "transposed weight on a square Linear": (nets.TSlipNet, _slip("transposed"), (2, 3, 16, 16), {},
+                                             ("forward", "proj")),
+}
+
+
+@pytest.mark.parametrize("case", list(MUST_FAIL))
+def test_must_fail_at_the_right_layer(case):
+    t_factory, m_factory, shape, kw, (where, name) = MUST_FAIL[case]
+    r = _run(t_factory, m_factory, shape, **kw)
+    assert not r.passed
+    fd = r.first_divergence
+    if where == "forward":
+        assert fd["forward"] == name, r.table(color=False)
+        row = next(x for x in r.layers if x["name"] == name)
+        assert row["ratio"] > 10, row  # reads as a bug, not as a marginal case
+        assert all(x["passed"] for x in r.layers[:row["index"]]), r.table(color=False)
+    elif where == "backward":
+        assert fd["forward"] is None and fd["backward"] == name, r.table(color=False)
+    elif where == "step":
+        assert fd["forward"] is None and fd["backward"] is None and fd["step"] == 1, r.table(color=False)
+        assert r.steps[0]["first_param"] == name, r.table(color=False)
+    else:
+        assert r.first_nonfinite["ms"] == name
