@@ -33,11 +33,9 @@ def test_tutorial_converts_cell_by_cell(tut, tmp_path, capsys):
     stdout = capsys.readouterr().out
     assert tut.read_bytes() == before  # the source is never touched
     # report lines name the cell and the line within it (cell 9 starts with %%time, then optimizer, criterion)
-    assert f"{tut}:cell 9:line 3: unsupported torch.nn.CrossEntropyLoss" in stdout
     assert f"{tut}:cell 11:line 1: unsupported torch.fmin" in stdout
     report = json.loads((tmp_path / "r.json").read_text())
-    assert {(u["cell"], u["line"], u["api"]) for u in report["unsupported"]} == {
-        (9, 3, "torch.nn.CrossEntropyLoss"), (11, 1, "torch.fmin")}
+    assert {(u["cell"], u["line"], u["api"]) for u in report["unsupported"]} == {(11, 1, "torch.fmin")}
 
     nb = nbformat.read(out / "tutorial.ipynb", as_version=4)
     nbformat.validate(nb)
@@ -120,7 +118,7 @@ def test_scan_reads_notebooks(tut, capsys):
     assert main(["scan", str(tut), "--format", "json"]) == 3
     s = json.loads(capsys.readouterr().out)
     assert s["files"] == 1
-    assert {(u["cell"], u["line"]) for u in s["unsupported"]} == {(9, 3), (11, 1)}
+    assert {(u["cell"], u["line"]) for u in s["unsupported"]} == {(11, 1)}
     assert main(["scan", str(tut)]) == 3
     assert f"{tut}:cell 11:line 1: torch.fmin:" in capsys.readouterr().out
 
