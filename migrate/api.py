@@ -19,7 +19,8 @@ from .rewrite.lines import start_lines
 # Passes that restructure statements rather than single API uses, run after the table-driven pass. Each has
 # ``applies(source_text) -> bool`` (a cheap text test, so most files skip it) and
 # ``run(module, rewriter) -> module``, recording uses and unsupported constructs on ``rewriter`` like the main pass.
-EXTRA_PASSES: list = [__import__(f"migrate.rewrite.{p}", fromlist=["run"]) for p in ("autograd", "training")]
+EXTRA_PASSES: list = [__import__(f"migrate.rewrite.{p}", fromlist=["run"]) for p in ("autograd", "training",
+                                                                                           "operators")]
 
 
 def convert_source(code: str, filename: str = "<string>", jit: bool = False) -> FileResult:
