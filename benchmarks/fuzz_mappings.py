@@ -30,7 +30,7 @@ from migrate.mapping.table import load_table  # noqa: E402
 from tests.fuzz import known  # noqa: E402
 from tests.fuzz.driver import fuzz, shrink  # noqa: E402
 from tests.fuzz.engine import converted  # noqa: E402
-from tests.fuzz.families import FAMILIES  # noqa: E402
+from tests.fuzz.families import FAMILIES, HOOKS  # noqa: E402
 from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
 
 
@@ -96,12 +96,12 @@ def main(argv=None) -> int:
                        "minimal": None}
             else:
                 t = time.time()
-                report = fuzz(name, strategy, args.n)
+                report = fuzz(name, strategy, args.n, HOOKS.get(name))
                 minimal = None
                 silent = [f.kind for f in report.findings.values() if f.kind in ("value", "dtype", "shape")
                           and not known.explain(f.example.api, f.kind, f.detail, f.example)]
                 if args.shrink and silent:
-                    found = shrink(strategy, set(silent), n=args.n)
+                    found = shrink(strategy, set(silent), n=args.n, hook=HOOKS.get(name))
                     if found:
                         ex, oc = found
                         minimal = {"kind": oc.kind, "detail": oc.detail, "example": ex.describe(),

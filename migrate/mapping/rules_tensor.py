@@ -24,6 +24,27 @@ def float_input(call) -> None:
         call.set(name, f"({src} if {src}.is_floating_point() else {src}.float())")
 
 
+def round_decimals(call) -> None:
+    """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
+    formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
+    when converting, any other expression at run time)."""
+    x = call.bound["input"] if "input" in call.bound else call.receiver
+    src = code(x) if isinstance(x, _SIMPLE) else f"({code(x)})"
+    d = call.literal("decimals", absent=0)
+    if d == 0:
+        call.replacement = expr(f"ops.round({src})")
+    elif d is NOT_LITERAL:
+        ds = code(call.bound["decimals"])
+        call.replacement = expr(f"(ops.round({src} * 10.0 ** {ds}) / 10.0 ** {ds} if {ds} >= 0 "
+                                f"else ops.round({src} / 10.0 ** -{ds}) * 10.0 ** -{ds})")
+    elif isinstance(d, int) and d > 0:
+        call.replacement = expr(f"ops.round({src} * {10.0 ** d!r}) / {10.0 ** d!r}")
+    elif isinstance(d, int):
+        call.replacement = expr(f"ops.round({src} / {10.0 ** -d!r}) * {10.0 ** -d!r}")
+    else:
+        raise Unsupported(f"decimals={d!r} is not an integer")
+
+
 def torch_norm(call) -> None:
     """torch.norm(p='fro', dim=None): a vector norm of the flattened input unless dim selects axes; 'fro' over one
     axis is the 2-norm. ops.norm follows linalg.norm (a 2-D input with ord and no dim is a matrix norm), so the
@@ -91,7 +112,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to)}
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals)}
 
 
 def full_dtype(call) -> None:

@@ -15,7 +15,7 @@ NON_API_FILES = {"weights.toml"}
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "train_mode",
 }
 
 
@@ -54,6 +54,11 @@ class Entry:
     # ``recv.copy_(value)`` (keeps aliases and recv's dtype), or by ``recv = value`` when ``rebind`` (shape changes).
     inplace: str | None = None
     rebind: bool = False
+    # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
+    # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
+    # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
+    # ``set_train(False)`` still switch it).
+    train_mode: bool = False
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -72,7 +77,7 @@ class Entry:
     def is_identity(self) -> bool:
         """A method that MindSpore tensors accept exactly as torch writes it."""
         return (self.kind == "method" and self.ms == "=" and not self.forms and not self.rule
-                and not (self.rename or self.fill or self.transform or self.inject or self.drop))
+                and not (self.rename or self.fill or self.transform or self.inject or self.drop or self.unsupported))
 
 
 @dataclass
@@ -120,6 +125,8 @@ def _entry(raw: dict, where: str) -> Entry:
             raise fail("inplace names an out-of-place method entry (\"Tensor.add\") or is \"forms\"")
     if "rebind" in raw and not (inplace and isinstance(raw["rebind"], bool)):
         raise fail("rebind is a bool, on inplace entries only")
+    if "train_mode" in raw and not (raw["kind"] == "class" and isinstance(raw["train_mode"], bool)):
+        raise fail("train_mode is a bool, on class entries only")
     if not (raw.get("ms") or forms or raw.get("rule") or inplace or "*" in raw.get("unsupported", {})):
         raise fail("needs 'ms', 'forms', 'rule', 'inplace' or unsupported.\"*\" (a known API that cannot be converted)")
     args = tuple(raw.get("args", ()))
@@ -153,7 +160,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), source=where,
+        inplace=inplace, rebind=raw.get("rebind", False), train_mode=raw.get("train_mode", False), source=where,
     )
 
 

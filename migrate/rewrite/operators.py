@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from . import helpers
 from .transformer import _PLACEHOLDER, _after_preamble, _is_placeholder
 
 BOOL_CALLS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose", "eq", "ne", "lt", "le", "gt", "ge",
@@ -34,7 +35,7 @@ COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
 def applies(source: str) -> bool:
-    return "torch" in source and any(op in source for op in ("~", "<<", ">>", "&", "|", "^", "[...]"))
+    return "torch" in source  # also defines the helpers (migrate/rewrite/helpers.py) that table templates call
 
 
 def _code(node) -> str:
@@ -143,10 +144,20 @@ class _Operators(cst.CSTTransformer):
         return updated
 
 
+def _after_imports(body) -> int:
+    """After the import placeholder (and the module's own imports right below it)."""
+    at = next((i + 1 for i, s in enumerate(body) if _is_placeholder(s)), _after_preamble(body))
+    while at < len(body) and isinstance(body[at], cst.SimpleStatementLine) and body[at].body and isinstance(
+            body[at].body[0], (cst.Import, cst.ImportFrom)):
+        at += 1
+    return at
+
+
 def run(module: cst.Module, rewriter) -> cst.Module:
     tr = _Operators(rewriter)
-    new = module.visit(tr)
-    if tr.changed and not any(_is_placeholder(s) for s in new.body):
+    new = module.visit(tr) if any(op in module.code for op in ("~", "<<", ">>", "&", "|", "^", "[...]")) else module
+    new = helpers.insert(new, _after_imports)
+    if new is not module and not any(_is_placeholder(s) for s in new.body):
         body = list(new.body)
         at = _after_preamble(body)
         body[at:at] = [cst.SimpleStatementLine([cst.Expr(cst.Name(_PLACEHOLDER))])]

@@ -33,7 +33,7 @@ _NON_TENSOR_LITERALS = (
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone.
 _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
-                    "div_"}
+                    "div_", "scatter", "scatter_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 

@@ -43,7 +43,10 @@ class Outcome:
 
 @functools.lru_cache(maxsize=20000)
 def _convert(code: str):
-    result = convert_source(code, filename="<fuzz>")
+    try:
+        result = convert_source(code, filename="<fuzz>")
+    except Exception as exc:  # noqa: BLE001 - an internal error of the converter is a finding of its own
+        return "", "", f"the converter raised {type(exc).__name__}: {str(exc).splitlines()[0][:200]}", None
     refused = "; ".join(f"{u.api}: {u.reason}" for u in result.unsupported)
     errors = "; ".join(str(e) for e in result.errors)
     setup, run = (result.code.split(RUN_MARK, 1) + [""])[:2] if RUN_MARK in result.code else ("", result.code)
@@ -179,15 +182,23 @@ def run_example(example: Example, module_hook=None) -> Outcome:
             exec(t_setup, torch_ns)
             if module_hook is None:
                 exec(t_run, torch_ns)
-            t_out = [_to_numpy(torch_ns[n]) for n in example.names]
+                t_out = [_to_numpy(torch_ns[n]) for n in example.names]
         except Exception as exc:  # noqa: BLE001 - any torch error is "torch refuses this call"
             t_exc = exc
         if module_hook is not None and t_exc is None:
             try:
                 exec(m_setup, ms_ns)
                 module_hook(torch_ns, ms_ns)
+            except Exception as exc:  # noqa: BLE001
+                m_exc = exc
+            try:
                 exec(t_run, torch_ns)
                 t_out = [_to_numpy(torch_ns[n]) for n in example.names]
+            except Exception as exc:  # noqa: BLE001
+                t_exc = exc
+            try:
+                if m_exc is not None:
+                    raise m_exc
                 exec(m_run, ms_ns)
                 m_out = [_to_numpy(ms_ns[n]) for n in example.names]
                 _sync()

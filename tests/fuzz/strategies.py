@@ -188,10 +188,10 @@ def broadcast_of(draw, shape):
 class Ctx:
     """What one example draws while its arguments are written: tensors, names, the base shape."""
 
-    def __init__(self, draw, shape, dtype):
+    def __init__(self, draw, shape, dtype, profiles=PROFILES):
         self.draw, self.shape, self.dtype = draw, shape, dtype
         self.rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-        self.profile = draw(st.sampled_from(PROFILES))
+        self.profile = draw(st.sampled_from(profiles))
         self.inputs: dict[str, np.ndarray] = {}
         self.strided: list[str] = []
 

@@ -9,10 +9,10 @@ class DoubleConv(nn.Cell):
         super().__init__()
         self.block = nn.SequentialCell(
             nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels),
+            nn.BatchNorm2d(out_channels).set_train(True),
             nn.ReLU(),
             nn.Conv2d(out_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels),
+            nn.BatchNorm2d(out_channels).set_train(True),
             nn.ReLU(),
         )
 
@@ -38,7 +38,7 @@ class CrackUNet(nn.Cell):
         self.pool = nn.MaxPool2d(2, stride=2, pad_mode='valid')
         self.bottleneck = nn.SequentialCell(
             DoubleConv(channels, channels * 2),
-            nn.Dropout2d(dropout),
+            nn.Dropout2d(dropout).set_train(True),
         )
         channels = channels * 2
         self.upsamples = nn.CellList()

@@ -1,0 +1,48 @@
+"""Small helper functions that converted code defines for itself (converted code never imports msmigrate).
+
+A mapping template or a pass writes a call of ``_msm_<name>(...)``; :func:`insert` adds the definition of every
+helper the converted module calls, once, after its imports. Each helper states the torch behaviour it keeps.
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+HELPERS = {
+    "_msm_promote": '''
+def _msm_promote(tensors):
+    """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
+    tensors = list(tensors)
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) < 2:
+        return tensors
+    floats = [ms.float16, ms.bfloat16, ms.float32, ms.float64]
+    ints = [ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64]
+    if dtypes & set(floats):
+        found = [d for d in floats if d in dtypes]
+        to = ms.float32 if found[:2] == [ms.float16, ms.bfloat16] and len(found) == 2 else found[-1]
+    elif dtypes & set(ints):
+        found = [d for d in ints if d in dtypes]
+        to = ms.int16 if found == [ms.uint8, ms.int8] else found[-1]
+    else:
+        return tensors
+    return [t.astype(to) for t in tensors]
+''',
+}
+_CALL = re.compile(r"\b(_msm_\w+)\(")
+
+
+def insert(module: cst.Module, after) -> cst.Module:
+    """Define the helpers ``module`` calls; ``after(body)`` gives the index to insert them at."""
+    used = [name for name in dict.fromkeys(_CALL.findall(module.code)) if name in HELPERS]
+    defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    missing = [n for n in used if n not in defined]
+    if not missing:
+        return module
+    body = list(module.body)
+    at = after(body)
+    defs = [stmt for n in missing for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
+    defs[0] = defs[0].with_changes(leading_lines=[cst.EmptyLine()])
+    body[at:at] = defs
+    return module.with_changes(body=body)
