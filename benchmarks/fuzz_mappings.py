@@ -72,6 +72,8 @@ def main(argv=None) -> int:
     ap.add_argument("--report", default=str(ROOT / "docs" / "fuzz_report.md"))
     ap.add_argument("--resume", action="store_true", help="skip entries already in --out")
     ap.add_argument("--shrink", action="store_true", help="shrink each unexplained silent finding to a minimal example")
+    ap.add_argument("--skip-done-in", action="append", default=[], help="skip targets recorded in this JSON-lines file "
+                    "(a second run sharing the table with a first)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if not args.worker:
@@ -80,15 +82,18 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     table = load_table()
     out = Path(args.out)
-    done = {}
+    done, skip = {}, set()
     if out.exists():
         for line in out.read_text().splitlines():
             rec = json.loads(line)
             done[rec["name"]] = rec
+    for other in args.skip_done_in:
+        if Path(other).exists():
+            skip |= {json.loads(line)["name"] for line in Path(other).read_text().splitlines()}
     current = Path(str(out) + ".current")
     with out.open("a", encoding="utf-8") as fh:
         for name, strategy, why in targets(table, args.k):
-            if name in done:
+            if name in done or name in skip:
                 continue
             current.write_text(name)
             if strategy is None:

@@ -86,7 +86,7 @@ def linspace(call) -> None:
 def randint(call) -> None:
     """torch.randint(high, size) / (low, high, size); MindSpore needs low and a dtype (torch: int64)."""
     if "size" not in call.bound:  # randint(high, size): the first two positions are high and size
-        if "high" not in call.bound:
+        if not ("high" in call.positional and "low" in call.positional):
             raise Unsupported("needs size")
         call.bound["size"] = call.bound.pop("high")
         call.bound["high"] = call.bound.pop("low")
