@@ -74,8 +74,21 @@ def main(argv=None) -> int:
     ap.add_argument("--shrink", action="store_true", help="shrink each unexplained silent finding to a minimal example")
     ap.add_argument("--skip-done-in", action="append", default=[], help="skip targets recorded in this JSON-lines file "
                     "(a second run sharing the table with a first)")
+    ap.add_argument("--report-only", nargs="*", metavar="JSONL", help="write the report from these JSON-lines files "
+                    "(later records of a target win) into --out and --report, run nothing")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.report_only is not None:
+        records = {}
+        for path in args.report_only or [args.out]:
+            for line in Path(path).read_text().splitlines():
+                rec = json.loads(line)
+                records[rec["name"]] = rec
+        if args.report_only:
+            Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+        write_report(list(records.values()), Path(args.report), args.n,
+                     sum(r.get("seconds", 0) for r in records.values()))
+        return 0
     if not args.worker:
         return supervise(args, argv if argv is not None else sys.argv[1:])
 

@@ -45,6 +45,17 @@ def round_decimals(call) -> None:
         raise Unsupported(f"decimals={d!r} is not an integer")
 
 
+def nansum_dtype(call) -> None:
+    """torch.nansum sums integer and bool inputs to int64; ops.nansum keeps int32 (measured): without a dtype, a
+    side-effect-free input gets dtype=ms.int64 at run time when it is not floating point."""
+    if "dtype" in call.bound:
+        return
+    x = call.bound["input"] if "input" in call.bound else call.receiver
+    if isinstance(x, _SIMPLE):
+        src = code(x)
+        call.set("dtype", f"(None if {src}.is_floating_point() else ms.int64)")
+
+
 def torch_norm(call) -> None:
     """torch.norm(p='fro', dim=None): a vector norm of the flattened input unless dim selects axes; 'fro' over one
     axis is the 2-norm. ops.norm follows linalg.norm (a 2-D input with ord and no dim is a matrix norm), so the
@@ -112,7 +123,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals)}
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype)}
 
 
 def full_dtype(call) -> None:
