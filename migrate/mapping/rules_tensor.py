@@ -24,6 +24,17 @@ def float_input(call) -> None:
         call.set(name, f"({src} if {src}.is_floating_point() else {src}.float())")
 
 
+def float_receiver(call) -> None:
+    """Tensor-method form of float_input: torch computes ``x.sin()`` of an integer or bool tensor in float32,
+    MindSpore's CPU kernels refuse it (measured by the fuzzer). A name or attribute receiver is cast at run time when
+    it is not floating point; another expression is left as written."""
+    recv = call.receiver
+    if isinstance(recv, _SIMPLE):
+        src = code(recv)
+        new = expr(f"({src} if {src}.is_floating_point() else {src}.float())")
+        call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+
+
 def round_decimals(call) -> None:
     """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
     formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
@@ -123,7 +134,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype)}
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

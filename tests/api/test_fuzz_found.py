@@ -65,6 +65,27 @@ CASES = [
     Case("Tensor.scatter", f"{HEADER}# @run\nout = x.scatter(0, i, s, reduce='add')\n",
          inputs={"x": np.arange(12, dtype="float32").reshape(3, 4), "i": np.array([[0, 0, 2, 0], [0, 1, 1, 1]]),
                  "s": np.full((2, 4), 2.0, dtype="float32")}, id="scatter reduce=add"),
+    # integer sums are int64 in torch; MindSpore's nansum kept int32, its Tensor.nansum took no keepdim
+    Case("Tensor.nansum", f"{HEADER}# @run\nout = x.nansum()\n", inputs={"x": np.array([[1, 2], [3, 4]], dtype="int32")},
+         id="nansum int32"),
+    Case("Tensor.nansum", f"{HEADER}# @run\nout = x.nansum(0, keepdim=True)\n",
+         inputs={"x": np.array([[1.0, np.nan], [3.0, 4.0]], dtype="float32")}, id="nansum keepdim"),
+    Case("torch.nansum", f"{HEADER}# @run\nout = torch.nansum(x)\n", inputs={"x": np.array([True, True, False])},
+         id="torch.nansum bool"),
+    # argmax/argmin(keepdim=True) without dim: torch keeps every axis as size 1
+    Case("Tensor.argmax", f"{HEADER}# @run\nout = x.argmax(keepdim=True)\n", inputs={"x": rng_array(2, 5)},
+         id="argmax keepdim no dim"),
+    Case("Tensor.argmin", f"{HEADER}# @run\nout = x.argmin(keepdim=True)\n", inputs={"x": rng_array(2, 5)},
+         id="argmin keepdim no dim"),
+    Case("torch.argmin", f"{HEADER}# @run\nout = torch.argmin(x, keepdim=True)\n", inputs={"x": rng_array(3, 2)},
+         id="torch.argmin keepdim no dim"),
+    Case("Tensor.argmax", f"{HEADER}# @run\nout = x.argmax(1)\n", inputs={"x": rng_array(2, 5)}, id="argmax dim"),
+    # float methods of integer/bool tensors: torch computes in float32, MindSpore's CPU kernels refused them
+    Case("Tensor.sin", f"{HEADER}# @run\nout = x.sin()\n", inputs=I32, id="sin int32"),
+    Case("Tensor.exp", f"{HEADER}# @run\nout = x.exp()\n", inputs=B, id="exp bool"),
+    Case("Tensor.sinc", f"{HEADER}# @run\nout = x.sinc()\n", inputs=B, id="sinc bool (was nan)"),
+    Case("Tensor.logit", f"{HEADER}# @run\nout = x.logit(0.25)\n", inputs={"x": np.array([0, 1], dtype="int64")},
+         id="logit int64 eps"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
