@@ -13,20 +13,22 @@ HELPERS = {
     "_msm_promote": '''
 def _msm_promote(tensors):
     """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
-    tensors = list(tensors)
-    dtypes = {t.dtype for t in tensors}
-    if len(dtypes) < 2:
-        return tensors
-    floats = [ms.float16, ms.bfloat16, ms.float32, ms.float64]
-    ints = [ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64]
-    if dtypes & set(floats):
-        found = [d for d in floats if d in dtypes]
-        to = ms.float32 if found[:2] == [ms.float16, ms.bfloat16] and len(found) == 2 else found[-1]
-    elif dtypes & set(ints):
-        found = [d for d in ints if d in dtypes]
-        to = ms.int16 if found == [ms.uint8, ms.int8] else found[-1]
-    else:
-        return tensors
+    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
+    ranks = []
+    for t in tensors:
+        rank = 0
+        for i in range(len(order)):
+            if t.dtype == order[i]:
+                rank = i
+        ranks.append(rank)
+    top = max(ranks)
+    if top == min(ranks):
+        return list(tensors)
+    to = order[top]
+    if top == 7 and 6 in ranks:  # float16 with bfloat16
+        to = ms.float32
+    if top == 2 and 1 in ranks:  # int8 with uint8
+        to = ms.int16
     return [t.astype(to) for t in tensors]
 ''',
 }

@@ -1,5 +1,26 @@
 """CrackUNet: a small U-Net for binary road-crack segmentation."""
+import mindspore as ms
 from mindspore import nn, ops
+
+def _msm_promote(tensors):
+    """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
+    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
+    ranks = []
+    for t in tensors:
+        rank = 0
+        for i in range(len(order)):
+            if t.dtype == order[i]:
+                rank = i
+        ranks.append(rank)
+    top = max(ranks)
+    if top == min(ranks):
+        return list(tensors)
+    to = order[top]
+    if top == 7 and 6 in ranks:  # float16 with bfloat16
+        to = ms.float32
+    if top == 2 and 1 in ranks:  # int8 with uint8
+        to = ms.int16
+    return [t.astype(to) for t in tensors]
 
 
 class DoubleConv(nn.Cell):
@@ -59,6 +80,6 @@ class CrackUNet(nn.Cell):
         x = self.bottleneck(x)
         for upsample, decoder, skip in zip(self.upsamples, self.decoders, reversed(skips)):
             x = upsample(x)
-            x = ops.cat([skip, x], axis=1)
+            x = ops.cat(_msm_promote([skip, x]), axis=1)
             x = decoder(x)
         return self.head(x)
