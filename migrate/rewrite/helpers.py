@@ -35,6 +35,34 @@ def _msm_promote(tensors):
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 
 
+def _helper_apis() -> set[str]:
+    """Table entries whose conversion can call a helper (their transform, forms or rule text names one)."""
+    from ..mapping import load_table
+
+    out = set()
+    for e in load_table().entries:
+        text = " ".join([*e.transform.values(), *(f.template for f in e.forms)])
+        if "_msm_" in text:
+            out.add(e.torch)
+    return out
+
+
+_APIS: set[str] | None = None
+
+
+def used_apis(rewriter) -> bool:
+    """Whether the conversion used an entry that calls a helper (checked before generating any text)."""
+    global _APIS
+    if _APIS is None:
+        _APIS = _helper_apis()
+    return any(rewriter.apis.get(api) for api in _APIS)
+
+
+def may_need(source: str) -> bool:
+    """A cheap text test on the torch source: a name of an API whose conversion calls a helper."""
+    return any(word in source for word in ("cat", "stack", "concat"))
+
+
 def insert(module: cst.Module, after) -> cst.Module:
     """Define the helpers ``module`` calls; ``after(body)`` gives the index to insert them at."""
     used = [name for name in dict.fromkeys(_CALL.findall(module.code)) if name in HELPERS]

@@ -34,8 +34,12 @@ AUG_SHIFTS = {cst.LeftShiftAssign: "ops.bitwise_left_shift", cst.RightShiftAssig
 COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
+_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]")
+
+
 def applies(source: str) -> bool:
-    return "torch" in source  # also defines the helpers (migrate/rewrite/helpers.py) that table templates call
+    """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
 
 
 def _code(node) -> str:
@@ -155,8 +159,9 @@ def _after_imports(body) -> int:
 
 def run(module: cst.Module, rewriter) -> cst.Module:
     tr = _Operators(rewriter)
-    new = module.visit(tr) if any(op in module.code for op in ("~", "<<", ">>", "&", "|", "^", "[...]")) else module
-    new = helpers.insert(new, _after_imports)
+    new = module.visit(tr)
+    if helpers.used_apis(rewriter):
+        new = helpers.insert(new, _after_imports)
     if new is not module and not any(_is_placeholder(s) for s in new.body):
         body = list(new.body)
         at = _after_preamble(body)
