@@ -86,6 +86,12 @@ CASES = [
     Case("Tensor.sinc", f"{HEADER}# @run\nout = x.sinc()\n", inputs=B, id="sinc bool (was nan)"),
     Case("Tensor.logit", f"{HEADER}# @run\nout = x.logit(0.25)\n", inputs={"x": np.array([0, 1], dtype="int64")},
          id="logit int64 eps"),
+    # xlogy(0, y) is 0 in torch for y = 0 or y < 0; MindSpore gave nan (entropy terms 0 * log 0)
+    Case("torch.xlogy", f"{HEADER}# @run\nout = torch.xlogy(x, y)\n",
+         inputs={"x": np.array([0.0, 0.0, 0.0, 1.0, 2.0], dtype="float32"),
+                 "y": np.array([0.0, -1.0, np.nan, 2.0, 0.5], dtype="float32")}, id="xlogy zeros"),
+    Case("Tensor.xlogy", f"{HEADER}# @run\nout = p.xlogy(p)\n", inputs={"p": np.array([0.0, 0.25, 0.75], dtype="float32")},
+         id="p.xlogy(p) entropy"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),

@@ -26,8 +26,9 @@ NONFINITE = ("non-finite input (inf or nan): MindSpore's CPU kernels drop or pro
              "call is the right one; a program whose tensors hold inf/nan is outside what parity can promise")
 HUGE = ("huge input (|x| >= 1e4 up to 1e30): float overflow inside the kernel's formula differs between the two "
         "libraries (mish/softplus/group_norm/norm intermediate results overflow in one and not the other)")
-ZERO_D_F16 = ("0-d float16 tensor with a Python float: MindSpore promotes the result to float32, torch keeps "
-              "float16 (a 0-d tensor is a 'scalar' in torch's promotion; measured). Affects only 0-d half tensors")
+ZERO_D_F16 = ("0-d tensor in a mixed-dtype call: torch's promotion lets a 0-d tensor (a 'scalar') not widen the "
+              "result (float16 tensor / 2.5 stays float16; where(c, float32, 0-d float64) is float32), MindSpore "
+              "promotes as for any tensor (measured). Affects only 0-d tensors mixed with other dtypes")
 DUP_SCATTER = ("scatter with repeated indices: torch documents the result as undefined (which write wins is up to "
                "the kernel), so no conversion can promise torch's numbers")
 F16_PRECISION = ("float16 input: MindSpore computes this kernel in float16 where torch accumulates in float32 "
@@ -77,7 +78,7 @@ def _has_signed_zero(example) -> bool:
 
 
 def _zero_d_f16(example) -> bool:
-    return any(a.dtype == np.float16 and a.ndim == 0 for a in _arrays(example))
+    return any(a.ndim == 0 and a.dtype.kind in "fc" for a in _arrays(example))
 
 
 def _has_f16(example) -> bool:
