@@ -168,6 +168,10 @@ def supervise(args, argv) -> int:
 
 
 def write_report(records, path: Path, n: int, seconds: float) -> None:
+    for r in records:  # records written before an explanation class existed: re-read from the description
+        for f in r["findings"]:
+            if not f["explained"]:
+                f["explained"] = known.explain_text(f.get("api", r["name"]), f["kind"], f["detail"], f["example"])
     fuzzed = [r for r in records if r["examples"]]
     examples = sum(r["examples"] for r in fuzzed)
     dtypes = sorted({d for r in fuzzed for d in r["dtypes"]})

@@ -84,6 +84,7 @@ CASES = [
     Case("Tensor.sin", f"{HEADER}# @run\nout = x.sin()\n", inputs=I32, id="sin int32"),
     Case("Tensor.exp", f"{HEADER}# @run\nout = x.exp()\n", inputs=B, id="exp bool"),
     Case("Tensor.sinc", f"{HEADER}# @run\nout = x.sinc()\n", inputs=B, id="sinc bool (was nan)"),
+    Case("torch.sinc", f"{HEADER}# @run\nout = torch.sinc(x)\n", inputs=B, id="torch.sinc bool (was nan)"),
     Case("Tensor.logit", f"{HEADER}# @run\nout = x.logit(0.25)\n", inputs={"x": np.array([0, 1], dtype="int64")},
          id="logit int64 eps"),
     # xlogy(0, y) is 0 in torch for y = 0 or y < 0; MindSpore gave nan (entropy terms 0 * log 0)

@@ -103,3 +103,29 @@ def explain(target: str, kind: str, detail: str, example=None) -> str:
         if kind == "dtype" and _zero_d_f16(example):
             return ZERO_D_F16
     return ""
+
+
+_SHAPE = re.compile(r":\s*\w+\[([0-9, ]*)\]")
+
+
+def explain_text(target: str, kind: str, detail: str, description: str) -> str:
+    """``explain`` for a recorded finding, from its description (``out = f(x)   [x: float32[0, 3] (view)]``):
+    the classes whose cause the description shows (empty or 0-d inputs, inf/nan/-0.0 in the call text)."""
+    if kind == "torch_raises":
+        return TORCH_RAISES
+    for pattern, kinds, _, why in KNOWN:
+        if kind in kinds and re.fullmatch(pattern, target):
+            return why
+    if kind not in _SILENT:
+        return ""
+    shapes = [[int(d) for d in m.split(",") if d.strip()] for m in _SHAPE.findall(description)]
+    if any(0 in s for s in shapes):
+        return EMPTY
+    call = description.split("   [")[0]
+    if re.search(r"\binf\b|nan|1e30", call):
+        return NONFINITE
+    if "-0.0" in call and "inf" in detail:
+        return SIGNED_ZERO
+    if kind == "dtype" and any(s == [] for s in shapes):
+        return ZERO_D_F16
+    return ""
