@@ -19,7 +19,9 @@ import libcst as cst
 
 from ..mapping import load_table
 from ..report import FileResult, InputError, Unsupported
-from ..rewrite import autograd, training
+from ..rewrite import autograd, operators, training
+from ..rewrite import helpers as rewrite_helpers
+from ..rewrite.msnames import names_used
 from ..rewrite.lines import start_lines
 from ..rewrite.transformer import Rewriter
 from . import emit
@@ -47,6 +49,8 @@ PASSES: tuple[Pass, ...] = (
          lambda ctx: ctx.resolver.uses_torch() and autograd.applies(ctx.source)),
     Pass("training", training.run,  # backward/step loops -> value_and_grad + optimizer(grads)
          lambda ctx: ctx.resolver.uses_torch() and training.applies(ctx.source), frozenset({"backward"})),
+    Pass("operators", operators.run,  # ~x, <<, >>, 2 & x, p.data[...] = v: meanings that differ on Tensors
+         lambda ctx: ctx.resolver.uses_torch() and operators.applies(ctx.source)),
 )
 
 
@@ -115,6 +119,8 @@ def _convert(code: str, filename: str, module: cst.Module, project: Project | No
                 new = p.run(new, ctx)
     finally:
         emit.reset(token)
+    if rewrite_helpers.used_apis(ctx):  # the helpers defined below the imports use these
+        ctx.imports.need(names_used("".join(rewrite_helpers.HELPERS.values())))
     ctx.imports.keep_for(ctx.diagnostics)
     existing = module_bindings(new)
     for short in sorted(ctx.imports.needed):
@@ -123,6 +129,7 @@ def _convert(code: str, filename: str, module: cst.Module, project: Project | No
                             "that the converted code uses cannot be imported: rename that name", module)
             ctx.imports.needed.discard(short)
     new = ctx.imports.apply(new, existing)
+    new = operators.define_helpers(new, ctx)  # helper functions go below the imports
     result = FileResult(filename, new.code, api_calls=ctx.uses, converted=ctx.converted, apis=ctx.apis)
     records = ctx.diagnostics.records
     if records:

@@ -18,6 +18,7 @@ One TOML file per API family. Each ``[[api]]`` table describes one torch API::
     rule = "conv_padding"              # a named Python rule (migrate/mapping/rules.py) for what tables cannot say
     forms = [{ when = ["dim"], template = "{self}.shape[{dim}]" }, { template = "{self}.shape" }]
     notes = "..."
+    train_mode = true                  # the layer's result depends on the mode: built as ms(...).set_train(True)
 
 In-place methods name the out-of-place entry that computes the new value (or "forms": the entry's own forms)::
 

@@ -24,6 +24,49 @@ def float_input(call) -> None:
         call.set(name, f"({src} if {src}.is_floating_point() else {src}.float())")
 
 
+def float_receiver(call) -> None:
+    """Tensor-method form of float_input: torch computes ``x.sin()`` of an integer or bool tensor in float32,
+    MindSpore's CPU kernels refuse it (measured by the fuzzer). A name or attribute receiver is cast at run time when
+    it is not floating point; another expression is left as written."""
+    recv = call.receiver
+    if isinstance(recv, _SIMPLE):
+        src = code(recv)
+        new = expr(f"({src} if {src}.is_floating_point() else {src}.float())")
+        call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+
+
+def round_decimals(call) -> None:
+    """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
+    formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
+    when converting, any other expression at run time)."""
+    x = call.bound["input"] if "input" in call.bound else call.receiver
+    src = code(x) if isinstance(x, _SIMPLE) else f"({code(x)})"
+    d = call.literal("decimals", absent=0)
+    if d == 0:
+        call.replacement = expr(f"ops.round({src})")
+    elif d is NOT_LITERAL:
+        ds = code(call.bound["decimals"])
+        call.replacement = expr(f"(ops.round({src} * 10.0 ** {ds}) / 10.0 ** {ds} if {ds} >= 0 "
+                                f"else ops.round({src} / 10.0 ** -{ds}) * 10.0 ** -{ds})")
+    elif isinstance(d, int) and d > 0:
+        call.replacement = expr(f"ops.round({src} * {10.0 ** d!r}) / {10.0 ** d!r}")
+    elif isinstance(d, int):
+        call.replacement = expr(f"ops.round({src} / {10.0 ** -d!r}) * {10.0 ** -d!r}")
+    else:
+        raise Unsupported(f"decimals={d!r} is not an integer")
+
+
+def nansum_dtype(call) -> None:
+    """torch.nansum sums integer and bool inputs to int64; ops.nansum keeps int32 (measured): without a dtype, a
+    side-effect-free input gets dtype=ms.int64 at run time when it is not floating point."""
+    if "dtype" in call.bound:
+        return
+    x = call.bound["input"] if "input" in call.bound else call.receiver
+    if isinstance(x, _SIMPLE):
+        src = code(x)
+        call.set("dtype", f"(None if {src}.is_floating_point() else ms.int64)")
+
+
 def torch_norm(call) -> None:
     """torch.norm(p='fro', dim=None): a vector norm of the flattened input unless dim selects axes; 'fro' over one
     axis is the 2-norm. ops.norm follows linalg.norm (a 2-D input with ord and no dim is a matrix norm), so the
@@ -65,7 +108,7 @@ def linspace(call) -> None:
 def randint(call) -> None:
     """torch.randint(high, size) / (low, high, size); MindSpore needs low and a dtype (torch: int64)."""
     if "size" not in call.bound:  # randint(high, size): the first two positions are high and size
-        if "high" not in call.bound:
+        if not ("high" in call.positional and "low" in call.positional):
             raise Unsupported("needs size")
         call.bound["size"] = call.bound.pop("high")
         call.bound["high"] = call.bound.pop("low")
@@ -98,7 +141,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to)}
+RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

@@ -17,7 +17,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
-    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs",
+    "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
 }
 
 
@@ -58,6 +58,11 @@ class Entry:
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
     kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
+    # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
+    # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
+    # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
+    # ``set_train(False)`` still switch it).
+    train_mode: bool = False
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -76,7 +81,7 @@ class Entry:
     def is_identity(self) -> bool:
         """A method that MindSpore tensors accept exactly as torch writes it."""
         return (self.kind == "method" and self.ms == "=" and not self.forms and not self.rule
-                and not (self.rename or self.fill or self.transform or self.inject or self.drop))
+                and not (self.rename or self.fill or self.transform or self.inject or self.drop or self.unsupported))
 
 
 @dataclass
@@ -127,6 +132,8 @@ def _entry(raw: dict, where: str) -> Entry:
             raise fail("inplace names an out-of-place method entry (\"Tensor.add\") or is \"forms\"")
     if "rebind" in raw and not (inplace and isinstance(raw["rebind"], bool)):
         raise fail("rebind is a bool, on inplace entries only")
+    if "train_mode" in raw and not (raw["kind"] == "class" and isinstance(raw["train_mode"], bool)):
+        raise fail("train_mode is a bool, on class entries only")
     if not (raw.get("ms") or forms or raw.get("rule") or inplace or "*" in raw.get("unsupported", {})):
         raise fail("needs 'ms', 'forms', 'rule', 'inplace' or unsupported.\"*\" (a known API that cannot be converted)")
     args = tuple(raw.get("args", ()))
@@ -166,7 +173,7 @@ def _entry(raw: dict, where: str) -> Entry:
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
         inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"),
-        kwargs=bool(raw.get("kwargs", False)), source=where,
+        kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False), source=where,
     )
 
 

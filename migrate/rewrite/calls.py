@@ -93,6 +93,13 @@ class Call:
 
     # -- the pipeline --------------------------------------------------------------------------------
     def convert(self) -> cst.BaseExpression:
+        result = self._convert()
+        if self.entry.train_mode:  # torch modules start in training mode, Cells in inference mode
+            result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("set_train")),
+                              args=[cst.Arg(cst.Name("True"))])
+        return result
+
+    def _convert(self) -> cst.BaseExpression:
         e = self.entry
         for name, reason in e.unsupported.items():
             if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):

@@ -249,7 +249,6 @@ def test_torch_math(case):
 
 @pytest.mark.parametrize("code,api,reason", [
     ("torch.fmin(x, y)", "torch.fmin", "CPU kernel"),
-    ("torch.round(x, decimals=2)", "torch.round", "decimals=0"),
     ("torch.diff(x, 2)", "torch.diff", "n=1"),
     ("torch.nonzero(x, as_tuple=True)", "torch.nonzero", "NonZeroExt"),
     ("torch.full((2,), v)", "torch.full", "dtype="),

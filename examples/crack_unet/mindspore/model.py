@@ -1,5 +1,26 @@
 """CrackUNet: a small U-Net for binary road-crack segmentation."""
+import mindspore as ms
 from mindspore import nn, ops
+
+def _msm_promote(tensors):
+    """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
+    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
+    ranks = []
+    for t in tensors:
+        rank = 0
+        for i in range(len(order)):
+            if t.dtype == order[i]:
+                rank = i
+        ranks.append(rank)
+    top = max(ranks)
+    if top == min(ranks):
+        return list(tensors)
+    to = order[top]
+    if top == 7 and 6 in ranks:  # float16 with bfloat16
+        to = ms.float32
+    if top == 2 and 1 in ranks:  # int8 with uint8
+        to = ms.int16
+    return [t.astype(to) for t in tensors]
 
 
 class DoubleConv(nn.Cell):
@@ -9,10 +30,10 @@ class DoubleConv(nn.Cell):
         super().__init__()
         self.block = nn.SequentialCell(
             nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels),
+            nn.BatchNorm2d(out_channels).set_train(True),
             nn.ReLU(),
             nn.Conv2d(out_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels),
+            nn.BatchNorm2d(out_channels).set_train(True),
             nn.ReLU(),
         )
 
@@ -38,7 +59,7 @@ class CrackUNet(nn.Cell):
         self.pool = nn.MaxPool2d(2, stride=2, pad_mode='valid')
         self.bottleneck = nn.SequentialCell(
             DoubleConv(channels, channels * 2),
-            nn.Dropout2d(dropout),
+            nn.Dropout2d(dropout).set_train(True),
         )
         channels = channels * 2
         self.upsamples = nn.CellList()
@@ -59,6 +80,6 @@ class CrackUNet(nn.Cell):
         x = self.bottleneck(x)
         for upsample, decoder, skip in zip(self.upsamples, self.decoders, reversed(skips)):
             x = upsample(x)
-            x = ops.cat([skip, x], axis=1)
+            x = ops.cat(_msm_promote([skip, x]), axis=1)
             x = decoder(x)
         return self.head(x)

@@ -1,0 +1,227 @@
+"""Differential fuzzing of the mapping table, the Python operators and the module cases (issue 16).
+
+For every entry of the table (``mappings/*.toml``) hypothesis writes calls from the entry's torch signature
+(tests/fuzz/strategies.py), the real rewriter converts each, both frameworks run it and dtype, shape, values and
+raise-vs-raise are compared (tests/fuzz/engine.py). Prints one line per entry and a summary, appends each entry's
+record to a JSON-lines file as it finishes (``--resume`` continues a stopped run), and writes the markdown report.
+
+    PYTHONPATH=$PWD python benchmarks/fuzz_mappings.py                # 200 examples per entry, the whole table
+    PYTHONPATH=$PWD python benchmarks/fuzz_mappings.py -n 50 -k Tensor.round -k torch.cat --shrink
+
+Findings are explained (or not) by tests/fuzz/known.py; the report separates the two. Deterministic: the same
+code and table give the same examples.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("GLOG_v", "4")  # MindSpore's C++ log: the fuzzer provokes thousands of kernel errors
+os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from migrate.mapping.table import load_table  # noqa: E402
+from tests.fuzz import known  # noqa: E402
+from tests.fuzz.driver import fuzz, shrink  # noqa: E402
+from tests.fuzz.engine import converted  # noqa: E402
+from tests.fuzz.families import FAMILIES, HOOKS  # noqa: E402
+from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
+
+
+def targets(table, only):
+    """(name, strategy or None, reason it is not fuzzed) for every entry and every extra family."""
+    out = []
+    for entry in table.entries:
+        if only and not any(k in entry.torch for k in only):
+            continue
+        why = fuzzable(entry)
+        family = FAMILIES.get(entry.torch)
+        if family is not None:
+            out.append((entry.torch, family, None))
+        else:
+            out.append((entry.torch, None if why else calls(entry), why))
+    for name, strategy in FAMILIES.items():
+        if name.startswith("operator:") or name.startswith("module:"):
+            if not only or any(k in name for k in only):
+                out.append((name, strategy, None))
+    return out
+
+
+def record(name, report, minimal):
+    findings = []
+    for key, f in report.findings.items():
+        explained = known.explain(f.example.api, f.kind, f.detail, f.example)
+        findings.append({"kind": f.kind, "api": f.example.api, "count": f.count, "detail": f.detail, "example": f.example.describe(),
+                         "code": f.example.run, "explained": explained})
+    return {"name": name, "examples": report.examples, "outcomes": dict(report.outcomes),
+            "dtypes": sorted(report.dtypes), "skipped": report.skipped, "findings": findings,
+            "minimal": minimal}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", type=int, default=200, help="examples per entry (default 200)")
+    ap.add_argument("-k", action="append", default=[], help="only entries whose name contains this (repeatable)")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "fuzz_results.jsonl"))
+    ap.add_argument("--report", default=str(ROOT / "docs" / "fuzz_report.md"))
+    ap.add_argument("--resume", action="store_true", help="skip entries already in --out")
+    ap.add_argument("--shrink", action="store_true", help="shrink each unexplained silent finding to a minimal example")
+    ap.add_argument("--skip-done-in", action="append", default=[], help="skip targets recorded in this JSON-lines file "
+                    "(a second run sharing the table with a first)")
+    ap.add_argument("--report-only", nargs="*", metavar="JSONL", help="write the report from these JSON-lines files "
+                    "(later records of a target win) into --out and --report, run nothing")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.report_only is not None:
+        records = {}
+        for path in args.report_only or [args.out]:
+            for line in Path(path).read_text().splitlines():
+                rec = json.loads(line)
+                records[rec["name"]] = rec
+        if args.report_only:
+            Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+        write_report(list(records.values()), Path(args.report), args.n,
+                     sum(r.get("seconds", 0) for r in records.values()))
+        return 0
+    if not args.worker:
+        return supervise(args, argv if argv is not None else sys.argv[1:])
+
+    warnings.simplefilter("ignore")
+    table = load_table()
+    out = Path(args.out)
+    done, skip = {}, set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            rec = json.loads(line)
+            done[rec["name"]] = rec
+    for other in args.skip_done_in:
+        if Path(other).exists():
+            skip |= {json.loads(line)["name"] for line in Path(other).read_text().splitlines()}
+    current = Path(str(out) + ".current")
+    with out.open("a", encoding="utf-8") as fh:
+        for name, strategy, why in targets(table, args.k):
+            if name in done or name in skip:
+                continue
+            current.write_text(name)
+            if strategy is None:
+                rec = {"name": name, "examples": 0, "outcomes": {}, "dtypes": [], "skipped": why, "findings": [],
+                       "minimal": None}
+            else:
+                t = time.time()
+                report = fuzz(name, strategy, args.n, HOOKS.get(name))
+                minimal = None
+                silent = [f.kind for f in report.findings.values() if f.kind in ("value", "dtype", "shape")
+                          and not known.explain(f.example.api, f.kind, f.detail, f.example)]
+                if args.shrink and silent:
+                    found = shrink(strategy, set(silent), n=args.n, hook=HOOKS.get(name))
+                    if found:
+                        ex, oc = found
+                        minimal = {"kind": oc.kind, "detail": oc.detail, "example": ex.describe(),
+                                   "inputs": {k: v.tolist() for k, v in ex.inputs.items()},
+                                   "dtypes": {k: str(v.dtype) for k, v in ex.inputs.items()},
+                                   "code": ex.run, "converted": converted(ex)}
+                rec = record(name, report, minimal)
+                rec["seconds"] = round(time.time() - t, 2)
+                flags = " ".join(f"{f['kind']}{'' if f['explained'] else '!'}" for f in rec["findings"])
+                print(f"{name:50s} {report.examples:4d} ex {time.time() - t:6.1f}s  {flags}", flush=True)
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            done[name] = rec
+    current.unlink(missing_ok=True)
+    return 0
+
+
+def supervise(args, argv) -> int:
+    """Run the targets in a worker process; a target that kills it (MindSpore segfaults on some inputs) is
+    recorded as a ``crash`` finding and the worker restarts after it."""
+    import subprocess
+
+    out = Path(args.out)
+    if not args.resume and out.exists():
+        out.unlink()
+    while True:
+        proc = subprocess.run([sys.executable, __file__, "--worker", "--resume", *[a for a in argv if a != "--resume"]])
+        current = Path(str(out) + ".current")
+        if proc.returncode == 0 or not current.exists():
+            break
+        name = current.read_text()
+        rec = {"name": name, "examples": 1, "outcomes": {"crash": 1}, "dtypes": [], "skipped": "",
+               "findings": [{"kind": "crash", "api": name, "count": 1, "code": "",
+                             "detail": f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples",
+                             "example": "", "explained": known.explain(name, "crash", "", None)}], "minimal": None}
+        print(f"{name:50s} CRASH (exit {proc.returncode}), restarting after it", flush=True)
+        with out.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(rec) + "\n")
+        current.unlink()
+    records = {}
+    for line in out.read_text().splitlines():
+        rec = json.loads(line)
+        records[rec["name"]] = rec
+    write_report(list(records.values()), Path(args.report), args.n, sum(r.get("seconds", 0) for r in records.values()))
+    return 0
+
+
+def write_report(records, path: Path, n: int, seconds: float) -> None:
+    for r in records:  # records written before an explanation class existed: re-read from the description
+        for f in r["findings"]:
+            if not f["explained"]:
+                f["explained"] = known.explain_text(f.get("api", r["name"]), f["kind"], f["detail"], f["example"])
+    fuzzed = [r for r in records if r["examples"]]
+    examples = sum(r["examples"] for r in fuzzed)
+    dtypes = sorted({d for r in fuzzed for d in r["dtypes"]})
+    outcomes = {}
+    for r in fuzzed:
+        for k, v in r["outcomes"].items():
+            outcomes[k] = outcomes.get(k, 0) + v
+    unexplained = [(r, f) for r in fuzzed for f in r["findings"] if not f["explained"]]
+    explained = [(r, f) for r in fuzzed for f in r["findings"] if f["explained"]]
+    silent_unexplained = [(r, f) for r, f in unexplained if f["kind"] in ("value", "dtype", "shape")]
+    lines = [
+        "# Differential fuzzing of the mapping table",
+        "",
+        "Written by `benchmarks/fuzz_mappings.py` (issue 16). Each example is a torch call written by hypothesis from",
+        "the entry's torch signature, converted by the real rewriter and run in both frameworks; dtype, shape, values",
+        "and raise-vs-raise are compared (`tests/fuzz/engine.py` states the tolerances and why).",
+        "",
+        f"- targets: {len(records)} ({len(fuzzed)} fuzzed, {len(records) - len(fuzzed)} not fuzzed: reasons below)",
+        f"- examples: {examples} (up to {n} per target), input dtypes seen: {', '.join(dtypes)}",
+        f"- outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())),
+        f"- findings: {len(explained) + len(unexplained)} (target x kind), {len(explained)} explained, "
+        f"{len(unexplained)} unexplained, of which {len(silent_unexplained)} silent (value/dtype/shape)",
+        f"- run time: {seconds / 60:.1f} min",
+        "",
+        "Outcome kinds: `value`/`dtype`/`shape` both ran and disagree (silently wrong numbers); `ms_raises` torch ran",
+        "and the converted code raised; `torch_raises` torch refused a call the converted code computed.",
+        "",
+        "## Unexplained findings",
+        "",
+        "| target | kind | count | example | detail |",
+        "|---|---|---|---|---|",
+    ]
+    for r, f in sorted(unexplained, key=lambda rf: (rf[1]["kind"] not in ("value", "dtype", "shape"), rf[0]["name"])):
+        lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']} | `{_cell(f['example'])}` | "
+                     f"{_cell(f['detail'])} |")
+    lines += ["", "## Explained findings", "", "| target | kind | count | explanation |", "|---|---|---|---|"]
+    for r, f in explained:
+        lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']} | {_cell(f['explained'])} |")
+    lines += ["", "## Not fuzzed", "", "| target | reason |", "|---|---|"]
+    for r in records:
+        if not r["examples"]:
+            lines.append(f"| `{r['name']}` | {_cell(r['skipped'])} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(fuzzed)} targets fuzzed, {examples} examples, {len(unexplained)} unexplained findings "
+          f"({len(silent_unexplained)} silent); report: {path}")
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")[:300]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

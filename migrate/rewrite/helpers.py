@@ -1,0 +1,78 @@
+"""Small helper functions that converted code defines for itself (converted code never imports msmigrate).
+
+A mapping template or a pass writes a call of ``_msm_<name>(...)``; :func:`insert` adds the definition of every
+helper the converted module calls, once, after its imports. Each helper states the torch behaviour it keeps.
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+HELPERS = {
+    "_msm_promote": '''
+def _msm_promote(tensors):
+    """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
+    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
+    ranks = []
+    for t in tensors:
+        rank = 0
+        for i in range(len(order)):
+            if t.dtype == order[i]:
+                rank = i
+        ranks.append(rank)
+    top = max(ranks)
+    if top == min(ranks):
+        return list(tensors)
+    to = order[top]
+    if top == 7 and 6 in ranks:  # float16 with bfloat16
+        to = ms.float32
+    if top == 2 and 1 in ranks:  # int8 with uint8
+        to = ms.int16
+    return [t.astype(to) for t in tensors]
+''',
+}
+_CALL = re.compile(r"\b(_msm_\w+)\(")
+
+
+def _helper_apis() -> set[str]:
+    """Table entries whose conversion can call a helper (their transform, forms or rule text names one)."""
+    from ..mapping import load_table
+
+    out = set()
+    for e in load_table().entries:
+        text = " ".join([*e.transform.values(), *(f.template for f in e.forms)])
+        if "_msm_" in text:
+            out.add(e.torch)
+    return out
+
+
+_APIS: set[str] | None = None
+
+
+def used_apis(rewriter) -> bool:
+    """Whether the conversion used an entry that calls a helper (checked before generating any text)."""
+    global _APIS
+    if _APIS is None:
+        _APIS = _helper_apis()
+    return any(rewriter.apis.get(api) for api in _APIS)
+
+
+def may_need(source: str) -> bool:
+    """A cheap text test on the torch source: a name of an API whose conversion calls a helper."""
+    return any(word in source for word in ("cat", "stack", "concat"))
+
+
+def insert(module: cst.Module, after) -> cst.Module:
+    """Define the helpers ``module`` calls; ``after(body)`` gives the index to insert them at."""
+    used = [name for name in dict.fromkeys(_CALL.findall(module.code)) if name in HELPERS]
+    defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    missing = [n for n in used if n not in defined]
+    if not missing:
+        return module
+    body = list(module.body)
+    at = after(body)
+    defs = [stmt for n in missing for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
+    defs[0] = defs[0].with_changes(leading_lines=[cst.EmptyLine()])
+    body[at:at] = defs
+    return module.with_changes(body=body)

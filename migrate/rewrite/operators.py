@@ -1,0 +1,168 @@
+"""The operators pass: Python operators whose meaning on a MindSpore Tensor differs from torch's.
+
+Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpore 2.10 CPU:
+
+* ``~x`` is a bitwise not on integer tensors in torch (``[0, -1] -> [-1, 0]``) and a logical not for every dtype in
+  MindSpore (``-> [False, False]``): silently wrong numbers. It becomes ``ops.invert(x)`` for non-bool tensors
+  (``Invert``: integer dtypes; float raises, as torch does) and stays ``~x`` for bool tensors and Python ints.
+* ``a << b`` / ``a >> b`` raise TypeError on MindSpore tensors: ``ops.bitwise_left_shift`` /
+  ``ops.bitwise_right_shift``.
+* ``2 & x`` / ``2 | x`` / ``2 ^ x`` (a number on the left) raise TypeError: the operands are swapped (the
+  operations commute, the result dtype is the same).
+* ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
+  ``.data`` is dropped from such a target.
+
+The converter cannot tell a tensor from a Python number here, so the first two are written as a test at run
+time, ``(ops.invert(x) if ops.is_tensor(x) and x.dtype != ms.bool_ else ~x)``; an operand that is not a name or
+attribute chain is bound once by a ``lambda`` so it is evaluated once. Literal-only expressions (``~0``,
+``1 << 4``) and operands that are certainly bool (comparisons, ``isnan(...)``, ``logical_*``) are left alone.
+CAVEAT: a user class overloading ``~`` or ``<<`` on non-tensor objects still gets its own operator (the run-time
+test sends only tensors to ``ops``).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..core import emit
+from ..core.imports import after_preamble
+from . import helpers
+
+BOOL_CALLS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose", "eq", "ne", "lt", "le", "gt", "ge",
+              "logical_not", "logical_and", "logical_or", "logical_xor", "signbit", "isin", "equal", "bool",
+              "greater", "less", "greater_equal", "less_equal", "not_equal", "is_nonzero", "isreal"}
+SHIFTS = {cst.LeftShift: "ops.bitwise_left_shift", cst.RightShift: "ops.bitwise_right_shift"}
+AUG_SHIFTS = {cst.LeftShiftAssign: "ops.bitwise_left_shift", cst.RightShiftAssign: "ops.bitwise_right_shift"}
+COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
+
+
+_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]")
+
+
+def applies(source: str) -> bool:
+    """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _is_literal(node) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _is_literal(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_literal(node.left) and _is_literal(node.right)
+    return False
+
+
+def _simple(node) -> bool:
+    """Cheap to evaluate twice, without side effects: a name or an attribute chain."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _certainly_bool(node) -> bool:
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return _certainly_bool(node.expression)
+    if isinstance(node, cst.Call):
+        f = node.func
+        name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+        return name in BOOL_CALLS
+    return False
+
+
+def _expr(text: str) -> cst.BaseExpression:
+    return emit.expression(text)  # requests the imports of what it emits (ops., ms.)
+
+
+def _invert(operand) -> cst.BaseExpression:
+    if _simple(operand):
+        x = _code(operand)
+        return _expr(f"(ops.invert({x}) if ops.is_tensor({x}) and {x}.dtype != ms.bool_ else ~{x})")
+    return _expr(f"(lambda t: ops.invert(t) if ops.is_tensor(t) and t.dtype != ms.bool_ else ~t)({_code(operand)})")
+
+
+def _shift(fn: str, op: str, left, right) -> cst.BaseExpression:
+    if (_simple(left) or _is_literal(left)) and (_simple(right) or _is_literal(right)):
+        a, b = _code(left), _code(right)
+        tests = " or ".join(f"ops.is_tensor({v})" for v, n in ((a, left), (b, right)) if not _is_literal(n))
+        return _expr(f"({fn}({a}, {b}) if {tests} else {a} {op} {b})")
+    return _expr(f"(lambda a, b: {fn}(a, b) if ops.is_tensor(a) or ops.is_tensor(b) else a {op} b)"
+                 f"({_code(left)}, {_code(right)})")
+
+
+class _Operators(cst.CSTTransformer):
+    def __init__(self, ctx):
+        super().__init__()
+        self.ctx = ctx
+        self.changed = 0
+
+    def _count(self, what: str) -> None:
+        self.changed += 1
+        self.ctx.ok(f"operator {what}")
+
+    def leave_UnaryOperation(self, original, updated):
+        if not isinstance(updated.operator, cst.BitInvert):
+            return updated
+        if _is_literal(updated.expression) or _certainly_bool(original.expression):
+            return updated
+        self._count("~")
+        return _invert(updated.expression)
+
+    def leave_BinaryOperation(self, original, updated):
+        op = type(updated.operator)
+        if op in SHIFTS:
+            if _is_literal(updated.left) and _is_literal(updated.right):
+                return updated
+            self._count("<<" if op is cst.LeftShift else ">>")
+            return _shift(SHIFTS[op], "<<" if op is cst.LeftShift else ">>", updated.left, updated.right)
+        if isinstance(updated.operator, COMMUTING) and _is_literal(updated.left) and not _is_literal(updated.right):
+            self._count(_code(updated.operator).strip())
+            return updated.with_changes(left=updated.right, right=updated.left)
+        return updated
+
+    def leave_AugAssign(self, original, updated):
+        op = type(updated.operator)
+        if op not in AUG_SHIFTS:
+            return updated
+        target = updated.target
+        sym = "<<" if op is cst.LeftShiftAssign else ">>"
+        self._count(sym + "=")
+        return cst.Assign(targets=[cst.AssignTarget(target=target)],
+                          value=_shift(AUG_SHIFTS[op], sym, target, updated.value))
+
+    def leave_AssignTarget(self, original, updated):
+        t = updated.target
+        if (isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+                and isinstance(t.slice[0].slice.value, cst.Ellipsis) and isinstance(t.value, cst.Attribute)
+                and t.value.attr.value == "data"):
+            self._count("p.data[...] =")
+            return updated.with_changes(target=t.with_changes(value=t.value.value))
+        return updated
+
+
+def _after_imports(body) -> int:
+    """After the docstring, ``__future__`` imports and the module's imports right below them."""
+    at = after_preamble(body)
+    while at < len(body) and isinstance(body[at], cst.SimpleStatementLine) and body[at].body and isinstance(
+            body[at].body[0], (cst.Import, cst.ImportFrom)):
+        at += 1
+    return at
+
+
+def run(module: cst.Module, ctx) -> cst.Module:
+    return module.visit(_Operators(ctx))
+
+
+def define_helpers(module: cst.Module, ctx) -> cst.Module:
+    """After the imports are applied: define the helpers (rewrite/helpers.py) that converted calls use."""
+    if helpers.used_apis(ctx):
+        return helpers.insert(module, _after_imports)
+    return module
