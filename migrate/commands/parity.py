@@ -60,6 +60,9 @@ code). Only run it on code you trust.
 --jit also runs the MindSpore model under ms.jit and compares its outputs and every parameter gradient
 with PyNative (parity.json: "jit"), naming gradients that vanish or differ once compiled.
 
+On a terminal a progress bar on stderr counts the stages (forward+backward, then each step); never in CI
+(CI set) or when stdout is piped.
+
 Exit codes: 0 parity holds; 1 a divergence was found (or the MindSpore side raised, or --jit differs);
 2 usage or input error (missing file or class, bad --input/--args, weights that do not fit, the
 torch model itself failing)."""
@@ -146,10 +149,13 @@ def _run(args, kwargs):
         ms_loss = _ms_side(args.ms_loss, args.loss, {}, tmp, "loss", paths) if args.loss else None
         inputs, target, batches, targets = _inputs(args, torch_model, loss, np)
         weights = _weights(args.weights, torch_model) if args.weights else None
-        report = compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss, steps=args.steps,
-                         optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol,
-                         grad_rtol=args.grad_rtol, weights=weights, step_inputs=batches, step_targets=targets,
-                         reference=not args.no_reference)
+        from migrate.progress import Progress
+
+        with Progress("parity", unit="stage") as bar:  # forward+backward, then one tick per step (terminals only)
+            report = compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss,
+                             steps=args.steps, optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol,
+                             grad_rtol=args.grad_rtol, weights=weights, step_inputs=batches, step_targets=targets,
+                             reference=not args.no_reference, progress=bar)
         jit_report = _jit_parity(report, ms_model, inputs, args) if args.jit else None
     return report, jit_report
 

@@ -50,7 +50,7 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
             optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-4, atol: float = 1e-5,
             grad_rtol: float = 1e-2, weights: dict | None = None, backward: bool = True, step_inputs=None,
             step_targets=None, reference: bool = True, k_torch: float = metrics.K_TORCH,
-            k_torch_grad: float = metrics.K_TORCH_GRAD) -> ParityReport:
+            k_torch_grad: float = metrics.K_TORCH_GRAD, progress=None) -> ParityReport:
     """Compare ``torch_model`` with ``ms_model`` on ``inputs`` (an array or a list of arrays).
 
     ``loss`` / ``ms_loss`` are called as ``loss(output, target)`` (``loss(output)`` without a
@@ -90,15 +90,18 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
         raise ParityError(f"weights: {str(exc).strip().splitlines()[0]}") from None
     name_map = map_from_ms_net(ms_model)
 
+    tick = progress or (lambda _n: None)  # migrate.progress.Progress: total, then one tick per stage
+    tick(1 + steps)
     _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_loss, backward, name_map,
                       reference, initial)
+    tick(None)
     if steps and report.error is None:
         torch_model.load_state_dict(initial)
         torch_to_mindspore(initial, ms_model, strict=False)
         batches = [_as_list(b) for b in step_inputs] if step_inputs else [inputs]
         targets = list(step_targets) if step_targets else [target]
         _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss, steps, optimizer.lower(),
-                     lr, name_map)
+                     lr, name_map, tick)
     _conclude(report)
     return report
 
@@ -503,7 +506,8 @@ def sum_of_terms(module, pname, inputs, grad_out):
         return None
 
 
-def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss, steps, optimizer, lr, name_map):
+def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss, steps, optimizer, lr, name_map,
+                 tick=lambda _n: None):
     """Each step starts both sides from the same state (torch's parameters, buffers and optimizer state copied into
     MindSpore first), so a step is judged on what it does, not on float noise compounded by earlier steps."""
     import mindspore as ms
@@ -570,6 +574,7 @@ def _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss,
                              "params_failed": len(failed), "first_param": failed[0]["name"] if failed else None,
                              "worst_ratio": max((r["ratio"] for r in rows if r.get("ratio") is not None),
                                                 default=0.0)})
+        tick(None)
         report.final_params = rows
 
 

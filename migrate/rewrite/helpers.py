@@ -12,7 +12,7 @@ import libcst as cst
 HELPERS = {
     "_msm_promote": '''
 def _msm_promote(tensors):
-    """torch.cat/stack promote mixed dtypes (bool < integers < floats, the wider wins); MindSpore needs one."""
+    """cat/stack of mixed dtypes promote as in PyTorch (bool < integers < floats, the wider wins); MindSpore needs one."""
     order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
     ranks = []
     for t in tensors:

@@ -103,12 +103,19 @@ class _Operators(cst.CSTTransformer):
         super().__init__()
         self.ctx = ctx
         self.changed = 0
+        self._fallbacks: set[int] = set()  # `else a << b` branches this pass wrote (converting again adds nothing)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if "ops.is_tensor(" in _code(node.test):
+            self._fallbacks.add(id(node.orelse))
 
     def _count(self, what: str) -> None:
         self.changed += 1
         self.ctx.ok(f"operator {what}")
 
     def leave_UnaryOperation(self, original, updated):
+        if id(original) in self._fallbacks:
+            return updated
         if not isinstance(updated.operator, cst.BitInvert):
             return updated
         if _is_literal(updated.expression) or _certainly_bool(original.expression):
@@ -117,6 +124,8 @@ class _Operators(cst.CSTTransformer):
         return _invert(updated.expression)
 
     def leave_BinaryOperation(self, original, updated):
+        if id(original) in self._fallbacks:
+            return updated
         op = type(updated.operator)
         if op in SHIFTS:
             if _is_literal(updated.left) and _is_literal(updated.right):

@@ -23,6 +23,8 @@ differentiates inside value_and_grad. Steps it cannot prove equivalent are marke
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..core import emit
@@ -244,7 +246,7 @@ class TrainingPass:
                 stmt = self.compound(stmt, steps, loop_targets=set())
             defs = []
             for step in steps:
-                mode_set = any(".set_train(" in code(s) for s in out) or ".set_train(" in code(stmt)
+                mode_set = any(_sets_mode(code(s)) for s in out) or _sets_mode(code(stmt))
                 if not mode_set:
                     for m in sorted(step.model_names):
                         defs.append(_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n"))
@@ -653,7 +655,7 @@ class TrainingPass:
 
     def _mode(self, models, before):
         text = "".join(code(s) for s in before)
-        if any(".set_train(" in code(s) and not _self_path_in(code(s)) for s in before):
+        if any(_sets_mode(code(s)) and not _self_path_in(code(s)) for s in before):
             return []  # the script sets the mode itself (model.train() / model.eval())
         return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
                 if f"{m}.set_train(" not in text]
@@ -1097,3 +1099,12 @@ def _add_helpers(module: cst.Module, ctx) -> cst.Module:
                                                                   if ln.comment]])
     body[at:at] = defs
     return module.with_changes(body=body)
+
+
+_MODE_CALL = re.compile(r"(?<!\))\.set_train\(")
+
+
+def _sets_mode(text: str) -> bool:
+    """The code sets a model's mode (``model.set_train(...)``); a layer built in training mode by the table
+    (``nn.BatchNorm2d(8).set_train(True)``, torch's default at construction) does not count."""
+    return bool(_MODE_CALL.search(text))

@@ -148,7 +148,6 @@ UNBIASED = "unbiased must be a literal True/False"
 FULL = "the dtype torch infers from a non-literal fill_value is unknown"
 DEVICE_OR_DTYPE = "cannot tell whether v0 is a device or a dtype"
 NEEDS_LITERAL = {
-    "torch.round:torch.round(x, decimals=0)[vars]": "Round only supports decimals=0",
     "torch.norm:torch.norm(x, 1)[vars]": P_LITERAL,
     "torch.norm:torch.norm(x, p=2, dim=1)[vars]": P_LITERAL,
     "torch.norm:torch.norm(x, dim=0, keepdim=True)[vars]": DIM_LITERAL,

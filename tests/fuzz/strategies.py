@@ -269,6 +269,9 @@ def call_text(api: str) -> str:
     return api
 
 
+CONTEXT_MANAGERS = {"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled"}
+
+
 def fuzzable(entry) -> str | None:
     """None when examples can be written for ``entry``; otherwise the reason they cannot."""
     if entry.kind not in ("function", "method"):
@@ -277,6 +280,8 @@ def fuzzable(entry) -> str | None:
         return "not a tensor API"
     if "*" in entry.unsupported:
         return "refused by the table (unsupported '*')"
+    if entry.torch in CONTEXT_MANAGERS:
+        return "a grad-mode context manager, not a value: the training tests run it"
     sigs = signatures(entry)
     if not sigs:
         return "no torch signature found"

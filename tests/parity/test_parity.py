@@ -36,7 +36,9 @@ def _grad(report, name):
 
 
 def test_faithful_cnn_passes_forward_backward_and_steps():
-    r = _cnn(steps=2, lr=0.01)
+    ticks = []
+    r = _cnn(steps=2, lr=0.01, progress=ticks.append)  # the CLI's progress bar: a total, then one tick per stage
+    assert ticks == [3, None, None, None]
     assert r.passed, r.table(color=False)
     assert len(r.layers) == 23 and len(r.grads) == 20 and len(r.steps) == 2
     assert all(s["passed"] for s in r.steps)
