@@ -17,10 +17,7 @@ from .resolve import Project, Resolver
 class Facts:
     """Typed facts one pass records for the passes after it (never each other's text)."""
 
-    optimizers: set[str] = field(default_factory=set)  # names bound to torch.optim optimizers
     module_classes: set[str] = field(default_factory=set)  # classes of this file deriving from a torch module
-    function_classes: set[str] = field(default_factory=set)  # torch.autograd.Function subclasses converted
-    backward_roots: set[str] = field(default_factory=set)  # names whose `.backward()` is a torch backward
 
 
 @dataclass

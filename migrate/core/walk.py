@@ -45,7 +45,6 @@ def _statement_children(stmt) -> list:
 class Binder:
     def __init__(self, resolver: Resolver) -> None:
         self.r = resolver
-        self.module_classes: set[str] = set()  # classes of this file deriving from a torch module
 
     def enter(self, node: cst.CSTNode) -> None:
         handler = _ENTER.get(type(node))  # one dict lookup per node: this runs for every node of the walk
@@ -60,7 +59,6 @@ class Binder:
         is_module = r.class_is_module(node.bases)
         if is_module:
             r.local_module_classes.add(node.name.value)
-            self.module_classes.add(node.name.value)
         r.push(Scope("class", module_class=is_module, qualname=node.name.value))
 
     def _enter_function(self, node: cst.FunctionDef) -> None:
