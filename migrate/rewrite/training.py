@@ -23,6 +23,7 @@ differentiates inside value_and_grad. Steps it cannot prove equivalent are marke
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import libcst as cst
@@ -172,9 +173,15 @@ class TrainingPass:
         self.module, self.ctx = module, ctx
         self.counter = 0
         self.accums: dict[str, str] = {}  # optimizer -> its gradient buffer, in the scope being rewritten
-        self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
-        self.scalers = {n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
-        self.has_shuffle_dataset = "ds.GeneratorDataset(" in module.code and "shuffle=True" in module.code
+        # optimizer name -> model names in its params; each a walk of the module, so only where the facts say so
+        self.optimizers = (self._optimizer_models(module)
+                           if any(api.startswith("torch.optim.") for api in ctx.apis) else {})
+        self.scalers = ({n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
+                        if "GradScaler" in ctx.source else set())
+
+    @functools.cached_property
+    def has_shuffle_dataset(self) -> bool:  # a converted DataLoader that shuffles (asked at ``ms.set_seed`` lines)
+        return any(api.endswith(".DataLoader") for api in self.ctx.apis) and "shuffle=True" in self.ctx.source
 
     # -- reporting -----------------------------------------------------------------------------------
     def fail(self, stmt, api: str, reason: str):
@@ -210,8 +217,9 @@ class TrainingPass:
 
     # -- driver --------------------------------------------------------------------------------------
     def run(self) -> cst.Module:
-        body = self.scope_body(list(self.module.body))
-        module = self.module.with_changes(body=body)
+        module = self.module
+        if ".backward(" in self.ctx.source:  # steps (and trainer classes) need a backward
+            module = module.with_changes(body=self.scope_body(list(module.body)))
         module = module.visit(_NoGrad(self))
         return module
 
@@ -237,7 +245,7 @@ class TrainingPass:
                 continue
             if isinstance(stmt, cst.ClassDef):
                 if isinstance(stmt.body, cst.IndentedBlock):
-                    stmt = _inline_trainer_methods(stmt, self.module.code)
+                    stmt = _inline_trainer_methods(stmt, self.ctx.source)
                 out.append(stmt.with_changes(body=stmt.body.with_changes(body=self.scope_body(list(stmt.body.body))))
                            if isinstance(stmt.body, cst.IndentedBlock) else stmt)
                 continue
@@ -688,7 +696,7 @@ class _NestedClip(cst.CSTTransformer):
 
 
 # -- trainer classes: a step spread over methods of one object -------------------------------------------------------
-def _inline_trainer_methods(cls: cst.ClassDef, module_code: str) -> cst.ClassDef:
+def _inline_trainer_methods(cls: cst.ClassDef, source: str) -> cst.ClassDef:
     """pix2pix / CycleGAN style: ``optimize_parameters()`` calls ``self.forward(); opt.zero_grad(); self.backward();
     opt.step()``. In a method that calls such methods of its own class, the calls are replaced by the methods' bodies
     (arguments bound to the parameters, ``x = self.m(...)`` taking the returned value) when the result holds a
@@ -720,7 +728,7 @@ def _inline_trainer_methods(cls: cst.ClassDef, module_code: str) -> cst.ClassDef
     def dead(s) -> bool:  # an inlined method holding a backward, called nowhere else
         if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and ".backward(" in code(s)):
             return False
-        calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", module_code)
+        calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", source)  # method names survive conversion
         return len(calls) <= inlined_count[s.name.value]
 
     return cls.with_changes(body=cls.body.with_changes(body=[s for s in new_body if not dead(s)]))
@@ -1078,10 +1086,13 @@ def _add_helpers(module: cst.Module, ctx) -> cst.Module:
 
     from ..core.imports import after_preamble
 
+    candidates = [(name, src) for name, (apis, src) in _helpers().items()
+                  if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis))]
+    if not candidates:  # the usual case: no code generated to find out
+        return module
     text = module.code
     defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
-    wanted = [src for name, (apis, src) in _helpers().items()
-              if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis)) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+    wanted = [src for name, src in candidates if name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
               and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
     if not wanted:
         return module
