@@ -1,6 +1,8 @@
 """The one object every pass of a file's conversion receives."""
 from __future__ import annotations
 
+import ast
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,22 @@ class FileContext:
         path = Path(filename)
         resolver = Resolver(project, path if project is not None else None)
         return cls(filename, source, table, module, resolver)
+
+    @functools.cached_property
+    def loaded_names(self) -> frozenset:
+        """Names the file reads anywhere (and those its ``__all__`` lists): a top-level import of a name outside
+        this set is a re-export (``from torch.hub import load_state_dict_from_url`` for sibling modules)."""
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError):
+            return frozenset()
+        out = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                out.add(node.value)  # __all__ = ["name"], getattr(mod, "name")
+        return frozenset(out)
 
     @property
     def converted(self) -> int:

@@ -24,7 +24,9 @@ import re
 import libcst as cst
 
 from ..core.context import FileContext
-from ..core.diagnostics import new_markers
+from ..core import emit
+from ..core.diagnostics import add_markers, new_markers
+from ..core.imports import MS_OBJECTS, torch_import_line
 from ..core.relevance import skippable
 from ..core.cst_util import dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
@@ -76,6 +78,8 @@ class Rewriter(cst.CSTTransformer):
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
         self._irrelevant: set[int] = set()  # statements with nothing to rewrite (not walked)
         self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
+        self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
+        self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
 
     # -- bookkeeping ----------------------------------------------------------------------------------
     def _ok(self, api: str, new: cst.CSTNode | None = None) -> None:
@@ -112,6 +116,10 @@ class Rewriter(cst.CSTTransformer):
         if isinstance(node, cst.Module):
             self._irrelevant = skippable(node, self.ctx.source, self._method_names)
         self.binder.enter(node)
+        if isinstance(node, cst.If):
+            self._narrow(node)
+        elif id(node) in self._narrowing:
+            self._narrowed.append(self._narrowing.pop(id(node)))
         if isinstance(node, _STATEMENTS):
             self._pending.append([])
             self._stmt_depth += 1
@@ -125,6 +133,8 @@ class Rewriter(cst.CSTTransformer):
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
         self.binder.exit(original)
+        if self._narrowed and self._narrowed[-1][3] == id(original):
+            self._narrowed.pop()
         if isinstance(original, _STATEMENTS):
             self._stmt_depth -= 1
             messages = self._pending.pop()
@@ -154,10 +164,14 @@ class Rewriter(cst.CSTTransformer):
             return updated
         bound = [(local, q) for s in torch_imports for local, q in _bound(s)]
         rest = [s for s in updated.body if s not in torch_imports]
+        reexports = self._reexports(torch_imports) if self._depth == 0 else []
         top = self._top_kept if self._depth == 0 else None
         first = top is not None and not self._first_import_seen
         if first:
             self._first_import_seen = True
+        if reexports:  # names other modules import from this one: bound to their MindSpore values
+            self.ctx.imports.remove(bound, top, [])
+            return cst.FlattenSentinel([*([updated.with_changes(body=rest)] if rest else []), *reexports])
         if rest:
             self.ctx.imports.remove(bound, top, [])
             return updated.with_changes(body=rest)
@@ -167,6 +181,42 @@ class Rewriter(cst.CSTTransformer):
             self.ctx.imports.remove(bound, top, [])
             self._carry += [ln for ln in updated.leading_lines if ln.comment]
         return cst.RemoveFromParent()
+
+    def _reexports(self, torch_imports) -> list[cst.BaseStatement]:
+        """``from torch.hub import load_state_dict_from_url`` in a module that never reads the name: it is there
+        for other modules to import. Removing it would break them, so the name is bound to what the table maps it
+        to (``load_state_dict_from_url = _msmigrate_load_state_dict_from_url``), or kept from torch with a marker
+        when the table has no value for it. A MindSpore short name (``nn``) is never bound this way."""
+        out = []
+        for node in torch_imports:
+            if not isinstance(node, cst.ImportFrom):
+                continue
+            for local, q in _bound(node):
+                if local in self.ctx.loaded_names or local in MS_OBJECTS:
+                    continue
+                api = canonical(q)
+                value, reason = self._value_form(api)
+                if value is not None:
+                    self._ok(api, expr(value))
+                    out.append(emit.statement(f"{local} = {value}  # re-exported for other modules\n"))
+                else:
+                    marker = self.ctx.unsupported(api, f"re-exported for other modules: {reason}; kept from "
+                                                       "torch", node)
+                    out.append(add_markers(emit.statement(torch_import_line(local, q) + "\n"), [marker]))
+        return out
+
+    def _value_form(self, api: str) -> tuple[str | None, str]:
+        """The MindSpore expression for ``api`` used as a value (not called), or None and why not."""
+        entry = self.table.lookup(api)
+        if entry is None:
+            return None, "no MindSpore mapping in msmigrate's table"
+        if "*" in entry.unsupported:
+            return None, entry.unsupported["*"]
+        if not entry.ms or entry.ms == "=":
+            return None, "only supported when called"
+        if entry.kind == "function" and _has_arg_rules(entry):
+            return None, "used as a value: its arguments cannot be adapted where it is called"
+        return short_name(entry.ms), ""
 
     def leave_IndentedBlock(self, original, updated):
         if not updated.body:  # a function whose only statement was `import torch`
@@ -331,9 +381,42 @@ class Rewriter(cst.CSTTransformer):
         return updated if target is None else inplace.rebind_statement(updated, target)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if self._narrowed and isinstance(original.value, cst.Name):
+            for name, layer, renames, _ in reversed(self._narrowed):
+                if name == original.value.value:
+                    if original.attr.value in renames:
+                        new = expr(f"{name}.{renames[original.attr.value]}")
+                        self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
+                        return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+                    break
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
+
+    # -- parameters by attribute -----------------------------------------------------------------------
+    def _narrow(self, node: cst.If) -> None:
+        """``if isinstance(m, nn.BatchNorm2d): m.weight...``: in that branch ``m`` is the MindSpore layer, whose
+        parameters have other names (``gamma`` / ``beta``, from migrate/mappings/weights.toml). A tuple of
+        classes renames the parameters they all name alike."""
+        t = node.test
+        if not (isinstance(t, cst.Call) and isinstance(t.func, cst.Name) and t.func.value == "isinstance"
+                and len(t.args) == 2 and isinstance(t.args[0].value, cst.Name)):
+            return
+        classes = t.args[1].value
+        items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+        from ..weights import load_rules
+
+        by_torch, maps = load_rules().by_torch, []
+        for item in items:
+            q = self.resolver.qualify(item)
+            if not (_torch(q) and canonical(q).startswith("torch.nn.")):
+                return
+            rule = by_torch.get(canonical(q).rsplit(".", 1)[-1])
+            maps.append(dict(rule.params) if rule is not None else {})
+        renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)} if maps else {}
+        if renames:
+            layer = canonical(self.resolver.qualify(items[0]))
+            self._narrowing[id(node.body)] = (t.args[0].value.value, layer, renames, id(node.body))
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         """``data.Dataset[T_co]``: a generic torch base whose MindSpore form is ``object`` takes no parameters."""
@@ -353,20 +436,13 @@ class Rewriter(cst.CSTTransformer):
         if not _torch(q):
             return updated
         api = canonical(q)
-        entry = self.table.lookup(api)
-        if entry is None:
-            return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
-        if "*" in entry.unsupported:
-            return self._fail(api, entry.unsupported["*"], original, updated)
-        if not entry.ms or entry.ms == "=":
-            return self._fail(api, "only supported when called", original, updated)
-        if id(original) in self._bases and _has_arg_rules(entry):
+        value, reason = self._value_form(api)
+        if value is None:
+            return self._fail(api, reason, original, updated)
+        if id(original) in self._bases and _has_arg_rules(self.table.lookup(api)):
             return self._fail(api, "subclassing it passes torch constructor arguments through super().__init__, "
                                    "which cannot be adapted", original, updated)
-        if entry.kind == "function" and _has_arg_rules(entry):
-            return self._fail(api, "used as a value: its arguments cannot be adapted where it is called",
-                              original, updated)
-        new = expr(short_name(entry.ms))
+        new = expr(value)
         self._ok(api, new)
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar) if hasattr(new, "lpar") else new
 
