@@ -41,7 +41,8 @@ def conv_padding(call) -> None:
 def pool_padding(call) -> None:
     """Pooling: torch pads explicitly (default 0) with stride defaulting to kernel_size (filled by the table)."""
     value = call.literal("padding") if "padding" in call.bound else 0
-    if value == 0:
+    ceil = call.literal("ceil_mode") if "ceil_mode" in call.bound else False
+    if value == 0 and ceil is False:  # MindSpore takes ceil_mode only with pad_mode='pad' (raises otherwise)
         call.bound.pop("padding", None)
         call.set("pad_mode", "'valid'")
     else:

@@ -18,6 +18,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
     "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
+    "value",
 }
 
 
@@ -57,6 +58,10 @@ class Entry:
     inplace: str | None = None
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
+    # What the torch object becomes when used as a value, not called (``norm_layer=nn.BatchNorm2d``,
+    # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_BatchNorm2d``). Without it, an
+    # entry whose arguments or defaults need adapting is refused as a value, since its call sites are unknown.
+    value: str | None = None
     kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
     # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
     # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
@@ -155,6 +160,11 @@ def _entry(raw: dict, where: str) -> Entry:
     kp = raw.get("keep_positional", 0)
     if not isinstance(kp, int) or kp < 0 or kp > len(args):
         raise fail("keep_positional must be an int between 0 and len(args)")
+    if raw.get("value") is not None:
+        from .. import helpers
+
+        if raw["value"] not in helpers.by_defined_name():
+            raise fail(f"value {raw['value']!r} is not defined by any helper template")
     if raw.get("helper") is not None:
         from .. import helpers
 
@@ -172,7 +182,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"),
+        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"),
         kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False), source=where,
     )
 

@@ -45,6 +45,11 @@ _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 
 
+# entry fields that change what a call computes when arguments are omitted or given: a class with one of them
+# cannot be renamed where it is used as a value (``norm_layer=nn.BatchNorm2d``) without an adapter (``value``)
+_DEFAULT_RULE_FIELDS = ("fill", "transform", "inject", "rule", "forms")
+
+
 def _has_arg_rules(entry: Entry) -> bool:
     return any(getattr(entry, f) for f in _ARG_RULE_FIELDS)
 
@@ -80,6 +85,7 @@ class Rewriter(cst.CSTTransformer):
         self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
+        self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
 
     # -- bookkeeping ----------------------------------------------------------------------------------
     def _ok(self, api: str, new: cst.CSTNode | None = None) -> None:
@@ -195,7 +201,7 @@ class Rewriter(cst.CSTTransformer):
                 if local in self.ctx.loaded_names or local in MS_OBJECTS:
                     continue
                 api = canonical(q)
-                value, reason = self._value_form(api)
+                value, reason = self._value_form(api, as_class=True)  # for subclassing and isinstance, too
                 if value is not None:
                     self._ok(api, expr(value))
                     out.append(emit.statement(f"{local} = {value}  # re-exported for other modules\n"))
@@ -205,17 +211,25 @@ class Rewriter(cst.CSTTransformer):
                     out.append(add_markers(emit.statement(torch_import_line(local, q) + "\n"), [marker]))
         return out
 
-    def _value_form(self, api: str) -> tuple[str | None, str]:
-        """The MindSpore expression for ``api`` used as a value (not called), or None and why not."""
+    def _value_form(self, api: str, as_class: bool = False) -> tuple[str | None, str]:
+        """The MindSpore expression for ``api`` used as a value (not called), or None and why not. ``as_class``:
+        the class itself is meant (a base, an isinstance target), not something that builds it."""
         entry = self.table.lookup(api)
         if entry is None:
             return None, "no MindSpore mapping in msmigrate's table"
         if "*" in entry.unsupported:
             return None, entry.unsupported["*"]
+        if as_class and entry.kind == "class" and entry.ms and entry.ms != "=":
+            return short_name(entry.ms), ""
+        if entry.value:
+            return entry.value, ""  # a helper with torch's signature (migrate/helpers writes its definition)
         if not entry.ms or entry.ms == "=":
             return None, "only supported when called"
         if entry.kind == "function" and _has_arg_rules(entry):
             return None, "used as a value: its arguments cannot be adapted where it is called"
+        if entry.kind == "class" and any(getattr(entry, f) for f in _DEFAULT_RULE_FIELDS):
+            return None, ("used as a value: MindSpore's defaults or arguments differ, so the layer it builds "
+                          "would differ, and msmigrate has no value adapter for it")
         return short_name(entry.ms), ""
 
     def leave_IndentedBlock(self, original, updated):
@@ -261,6 +275,13 @@ class Rewriter(cst.CSTTransformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+        if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass") and len(node.args) > 1:
+            classes = node.args[1].value
+            items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+            self._class_refs.update(id(item) for item in items)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:  # ``type(m) is nn.Conv2d``
+        self._class_refs.update(id(e) for e in (node.left, *(c.comparator for c in node.comparisons)))
 
     # names that are bound here, not read: never references to a torch object
     def _store(self, target) -> None:
@@ -436,7 +457,7 @@ class Rewriter(cst.CSTTransformer):
         if not _torch(q):
             return updated
         api = canonical(q)
-        value, reason = self._value_form(api)
+        value, reason = self._value_form(api, as_class=id(original) in self._bases or id(original) in self._class_refs)
         if value is None:
             return self._fail(api, reason, original, updated)
         if id(original) in self._bases and _has_arg_rules(self.table.lookup(api)):

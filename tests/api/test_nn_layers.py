@@ -70,12 +70,14 @@ CASES = [
                  prelude="d = 2"),
     *layer_cases("torch.nn.MaxPool2d", [
         "nn.MaxPool2d(2)", "nn.MaxPool2d(kernel_size=3, stride=2)", "nn.MaxPool2d(stride=1, kernel_size=2)",
-        "nn.MaxPool2d(3, 2, 1)", "nn.MaxPool2d(k, padding=p)",
-    ], prelude="k, p = 3, 1"),
+        "nn.MaxPool2d(3, 2, 1)", "nn.MaxPool2d(k, padding=p)", "nn.MaxPool2d(3, 2, ceil_mode=True)",
+        "nn.MaxPool2d(2, 2, 0, 1, False, True)",
+    ], prelude="k, p = 3, 1", shape=(2, 3, 9, 9)),
     *layer_cases("torch.nn.AvgPool2d", [
         "nn.AvgPool2d(2)", "nn.AvgPool2d(kernel_size=3, stride=2)", "nn.AvgPool2d(stride=1, kernel_size=2)",
         "nn.AvgPool2d(3, 2, 1)", "nn.AvgPool2d(3, 2, 1, count_include_pad=False)", "nn.AvgPool2d(k)",
-    ], prelude="k = 4"),
+        "nn.AvgPool2d(3, 2, ceil_mode=True)",
+    ], prelude="k = 4", shape=(2, 3, 9, 9)),
     *layer_cases("torch.nn.AdaptiveAvgPool2d", ["nn.AdaptiveAvgPool2d(1)", "nn.AdaptiveAvgPool2d((2, 4))",
                                                "nn.AdaptiveAvgPool2d(output_size=4)"]),
     *layer_cases("torch.nn.Flatten", ["nn.Flatten()", "nn.Flatten(2)", "nn.Flatten(start_dim=1, end_dim=2)",

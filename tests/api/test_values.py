@@ -1,0 +1,72 @@
+"""Layers used as values, as real model code writes them (``norm_layer=nn.BatchNorm2d``, ``act_layer=nn.GELU``,
+``functools.partial(nn.LayerNorm, eps=1e-6)``, a dict of activation classes): the torch name becomes a helper with
+torch's signature that builds the MindSpore cell with the arguments adapted (``value`` in the table). Each case
+builds the layer through the value, runs both frameworks and compares; BatchNorm cases also compare after
+``.eval()`` so that the momentum they were built with shows in the running statistics."""
+import pytest
+
+from migrate import convert_source
+from tests.api.cases import layer_cases
+from tests.harness import rng_array, run_case
+
+IMG = (2, 4, 8, 8)
+BN_RUN = "m(x)\nm.eval()\nout = m(x)"
+
+CASES = [
+    *layer_cases("torch.nn.BatchNorm2d", ["f(4)", "f(4, momentum=0.3)", "f(4, 1e-3, 0.5)", "g(4)",
+                                          "f(num_features=4, affine=False)", "f(4, track_running_stats=False)"],
+                 IMG, prelude="import functools\nf = nn.BatchNorm2d\ng = functools.partial(nn.BatchNorm2d, momentum=0.2)",
+                 run=BN_RUN),
+    *layer_cases("torch.nn.BatchNorm1d", ["f(4)", "f(4, momentum=0.7, eps=1e-3)"], (6, 4),
+                 prelude="f = nn.BatchNorm1d", run=BN_RUN),
+    *layer_cases("torch.nn.LayerNorm", ["f(8)", "f([8], eps=1e-6)", "g(8)", "f((8,), 0.1)"], IMG,
+                 prelude="import functools\nf = nn.LayerNorm\ng = functools.partial(nn.LayerNorm, eps=1e-6)",
+                 rtol=1e-5, atol=1e-5, why_tolerance="a reduction in another order (float32 rounding)"),
+    *layer_cases("torch.nn.GroupNorm", ["f(2, 4)", "f(2, 4, eps=1e-2, affine=False)"], IMG,
+                 prelude="f = nn.GroupNorm", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a reduction in another order (float32 rounding)"),
+    *layer_cases("torch.nn.GELU", ["f()", "acts['gelu']()"], IMG,
+                 prelude="f = nn.GELU\nacts = {'gelu': nn.GELU, 'relu': nn.ReLU}", rtol=1e-6, atol=1e-6,
+                 why_tolerance="erf in another order (float32 rounding)"),
+    *layer_cases("torch.nn.ReLU", ["f()", "f(inplace=True)", "acts['relu'](True)"], IMG,
+                 prelude="f = nn.ReLU\nacts = {'gelu': nn.GELU, 'relu': nn.ReLU}"),
+    *layer_cases("torch.nn.ReLU6", ["f(inplace=True)"], IMG, prelude="f = nn.ReLU6"),
+    *layer_cases("torch.nn.SiLU", ["f(inplace=True)"], IMG, prelude="f = nn.SiLU", rtol=1e-6, atol=1e-6,
+                 why_tolerance="exp in another order (float32 rounding)"),
+    *layer_cases("torch.nn.Hardswish", ["f(inplace=True)"], IMG, prelude="f = nn.Hardswish"),
+    *layer_cases("torch.nn.Hardsigmoid", ["f()"], IMG, prelude="f = nn.Hardsigmoid"),
+    *layer_cases("torch.nn.LeakyReLU", ["f()", "f(0.3, inplace=True)"], IMG, prelude="f = nn.LeakyReLU"),
+    *layer_cases("torch.nn.Identity", ["f()", "f(4, unused='x')"], IMG, prelude="f = nn.Identity"),
+    *layer_cases("torch.nn.Conv2d", ["f(4, 6, 3)", "f(4, 6, 3, 2, 1, bias=False)", "f(4, 6, (3, 1), padding=(1, 0))",
+                                     "f(4, 4, 3, padding='same', groups=2)", "f(4, 6, 3, dilation=2, padding=2)"],
+                 IMG, prelude="f = nn.Conv2d", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a convolution sums in another order (float32 rounding)"),
+    *layer_cases("torch.nn.Linear", ["f(8, 3)", "f(8, 3, bias=False)"], IMG, prelude="f = nn.Linear",
+                 rtol=1e-5, atol=1e-5, why_tolerance="a matmul sums in another order (float32 rounding)"),
+    *layer_cases("torch.nn.Dropout", ["f(0.0)", "f(p=0.0, inplace=True)"], IMG, prelude="f = nn.Dropout"),
+    *layer_cases("torch.nn.MaxPool2d", ["f(2)", "f(3, 2, 1)", "f(3, 2, ceil_mode=True)"], IMG,
+                 prelude="f = nn.MaxPool2d"),
+    *layer_cases("torch.nn.AvgPool2d", ["f(2)", "f(3, 2, 1)", "f(3, 2, 1, count_include_pad=False)",
+                                        "f(3, 2, ceil_mode=True)"], IMG, prelude="f = nn.AvgPool2d",
+                 rtol=1e-6, atol=1e-6, why_tolerance="a mean in another order (float32 rounding)"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_layer_used_as_a_value(case):
+    code = run_case(case)
+    assert "_msmigrate_value_" in code
+
+
+def test_a_class_is_still_the_class_for_isinstance_and_subclassing():
+    src = ("import torch.nn as nn\nclass Block(nn.Conv2d):\n    pass\n"
+           "def is_norm(m):\n    return isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)) or type(m) is nn.GELU\n")
+    code = convert_source(src).code
+    assert "_msmigrate_value_" not in code
+    assert "isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)) or type(m) is nn.GELU" in code
+
+
+def test_a_layer_with_other_defaults_and_no_adapter_is_refused_as_a_value():
+    out = convert_source("import torch.nn as nn\nup = nn.Upsample\n")
+    assert [u.api for u in out.unsupported] == ["torch.nn.Upsample"]
+    assert "no value adapter" in out.unsupported[0].reason
