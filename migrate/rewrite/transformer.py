@@ -150,7 +150,10 @@ class Rewriter(cst.CSTTransformer):
                 extra = []
                 if self._carry and self._carry_to == id(original):
                     extra, self._carry, self._carry_to = self._carry, [], None
-                marks = new_markers(result.leading_lines, messages)
+                seen = result.leading_lines
+                if self._stmt_depth == 0 and self._top_kept == 1:  # the file's first statement: libcst reads
+                    seen = [*self.ctx.module.header, *seen]  # the comments above it as the module's header
+                marks = new_markers(seen, messages)
                 if extra or marks:
                     result = result.with_changes(leading_lines=[*extra, *result.leading_lines, *marks])
                 self.ctx.origins[result] = original
@@ -170,7 +173,9 @@ class Rewriter(cst.CSTTransformer):
             return updated
         bound = [(local, q) for s in torch_imports for local, q in _bound(s)]
         rest = [s for s in updated.body if s not in torch_imports]
-        reexports = self._reexports(torch_imports) if self._depth == 0 else []
+        reexports, kept = self._reexports(torch_imports) if self._depth == 0 else ([], {})
+        if kept:  # names re-exported with no MindSpore value stay imported from torch, in place
+            rest = [kept.get(id(s), s) for s in updated.body if s not in torch_imports or id(s) in kept]
         top = self._top_kept if self._depth == 0 else None
         first = top is not None and not self._first_import_seen
         if first:
@@ -188,16 +193,18 @@ class Rewriter(cst.CSTTransformer):
             self._carry += [ln for ln in updated.leading_lines if ln.comment]
         return cst.RemoveFromParent()
 
-    def _reexports(self, torch_imports) -> list[cst.BaseStatement]:
+    def _reexports(self, torch_imports) -> tuple[list[cst.BaseStatement], dict]:
         """``from torch.hub import load_state_dict_from_url`` in a module that never reads the name: it is there
         for other modules to import. Removing it would break them, so the name is bound to what the table maps it
         to (``load_state_dict_from_url = _msmigrate_load_state_dict_from_url``), or kept from torch with a marker
-        when the table has no value for it. A MindSpore short name (``nn``) is never bound this way."""
-        out = []
+        when the table has no value for it. A MindSpore short name (``nn``) is never bound this way. Returns the
+        bindings and, by id of the import node, the import reduced to the names kept from torch."""
+        out, kept = [], {}
         for node in torch_imports:
-            if not isinstance(node, cst.ImportFrom):
+            if not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
                 continue
-            for local, q in _bound(node):
+            keep = []
+            for alias, (local, q) in zip(node.names, _bound(node)):
                 if local in self.ctx.loaded_names or local in MS_OBJECTS:
                     continue
                 api = canonical(q)
@@ -206,10 +213,12 @@ class Rewriter(cst.CSTTransformer):
                     self._ok(api, expr(value))
                     out.append(emit.statement(f"{local} = {value}  # re-exported for other modules\n"))
                 else:
-                    marker = self.ctx.unsupported(api, f"re-exported for other modules: {reason}; kept from "
-                                                       "torch", node)
-                    out.append(add_markers(emit.statement(torch_import_line(local, q) + "\n"), [marker]))
-        return out
+                    self._fail(api, f"re-exported for other modules: {reason}; kept from torch", node,
+                               torch_rooted=False)
+                    keep.append(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            if keep:  # the statement stays, with just the names kept from torch
+                kept[id(node)] = node.with_changes(names=keep, lpar=None, rpar=None)
+        return out, kept
 
     def _value_form(self, api: str, as_class: bool = False) -> tuple[str | None, str]:
         """The MindSpore expression for ``api`` used as a value (not called), or None and why not. ``as_class``:
