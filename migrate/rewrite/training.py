@@ -33,6 +33,8 @@ from .calls import code
 from ..core.diagnostics import add_markers
 
 NO_GRAD = "ms._no_grad()"
+# torchrun's environment variables, read through launcher_env (a helper: msrun's names, measured under msrun 2.10)
+TORCHRUN_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE")
 AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
@@ -175,6 +177,9 @@ class TrainingPass:
         self.optimizers = self._optimizer_models(module)  # optimizer name -> model names in its params
         self.scalers = {n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
         self.has_shuffle_dataset = "ds.GeneratorDataset(" in module.code and "shuffle=True" in module.code
+        # DistributedDataParallel (the table's helper Cell): its gradients are averaged over the processes
+        self.data_parallel = re.search(r"(?<![\w.])DistributedDataParallel\(", module.code) is not None
+        self.torchrun = "init_data_parallel()" in module.code  # torchrun's environment variables -> msrun's
 
     # -- reporting -----------------------------------------------------------------------------------
     def fail(self, stmt, api: str, reason: str):
@@ -376,7 +381,7 @@ class TrainingPass:
         for j, s in enumerate(stmts):
             for step in built:
                 if j == step["at"]:
-                    new.append(step["call"])
+                    new += self._grad_lines(step)
             if j in owned or j in bws:
                 continue
             c = _expr_call(s, "zero_grad")
@@ -431,6 +436,16 @@ class TrainingPass:
             built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
                                      for m in sorted(amp_models)]
         return self._place(new, built, steps_out, top)
+
+    def _grad_lines(self, step) -> list:
+        """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
+        PyTorch's DDP all-reduces them during backward(), before clipping or the step read them."""
+        lines = [step["call"]]
+        if self.data_parallel:
+            lines.append(_stmt(f"grads = all_reduce_gradients({step['opt']}.parameters, grads)  "
+                               "# DistributedDataParallel averages the gradients\n"))
+            self.ok("torch.nn.parallel.DistributedDataParallel (gradient averaging)")
+        return lines
 
     def _place(self, new, built, steps_out, top, extra_defs=()):
         if top:
@@ -521,7 +536,7 @@ class TrainingPass:
         new = []
         for j, s in enumerate(stmts):
             if j == step["at"]:
-                new.append(step["call"])
+                new += self._grad_lines(step)
             if j in step["region"]:
                 continue
             if j == i_bw:
@@ -988,6 +1003,11 @@ class _NoGrad(cst.CSTTransformer):
         """``optimizer.state_dict()`` / ``optimizer.load_state_dict(sd)`` of a known optimizer: its Parameters
         (moments, step count), loaded by copying in place (the table converts them on modules only)."""
         f = updated.func
+        if (code(f) in ("os.environ.get", "os.getenv") and 1 <= len(updated.args) <= 2
+                and all(a.keyword is None and not a.star for a in updated.args) and self._env_name(updated.args[0].value)):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            args = [code(a.value) for a in updated.args]
+            return emit.expression(f"launcher_env({', '.join(args if len(args) == 2 else [*args, 'None'])})")
         if isinstance(f, cst.Attribute) and f.attr.value == "to" and any(
                 a.keyword is not None and a.keyword.value == "memory_format" for a in updated.args):
             # model.to(memory_format=torch.channels_last): a layout hint; MindSpore has no memory formats
@@ -1006,7 +1026,27 @@ class _NoGrad(cst.CSTTransformer):
             return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
         return updated
 
+    def _env_name(self, node) -> bool:
+        return self.tp.torchrun and isinstance(node, cst.SimpleString) and node.evaluated_value in TORCHRUN_ENV
+
+    def leave_Comparison(self, original, updated):
+        """``"LOCAL_RANK" in os.environ`` (launched by torchrun?) -> ``"MS_WORKER_NUM" in os.environ``: msrun sets it
+        in its workers and in the scheduler process it also runs the script as (which has no rank variables)."""
+        if (len(updated.comparisons) == 1 and isinstance(updated.comparisons[0].operator, (cst.In, cst.NotIn))
+                and code(updated.comparisons[0].comparator) == "os.environ" and self._env_name(updated.left)):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            left = updated.left
+            return updated.with_changes(left=left.with_changes(value=left.prefix + left.quote + "MS_WORKER_NUM"
+                                                               + left.quote))
+        return updated
+
     def leave_Subscript(self, original, updated):
+        if (code(updated.value) == "os.environ" and len(updated.slice) == 1
+                and isinstance(updated.slice[0].slice, cst.Index) and self._env_name(updated.slice[0].slice.value)
+                and id(original) not in self.targets):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            return emit.expression(f"launcher_env({code(updated.slice[0].slice.value)})").with_changes(
+                lpar=updated.lpar, rpar=updated.rpar)
         inner = updated.value
         if (id(original) not in self.targets and isinstance(inner, cst.Subscript)
                 and isinstance(inner.value, cst.Attribute) and inner.value.attr.value == "param_groups"
@@ -1080,9 +1120,19 @@ def _add_helpers(module: cst.Module, ctx) -> cst.Module:
 
     text = module.code
     defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
-    wanted = [src for name, (apis, src) in _helpers().items()
-              if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis)) and name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+    helpers = _helpers()
+    chosen = [name for name, (apis, src) in helpers.items()
+              if any(ctx.apis.get(api) for api in ((apis,) if isinstance(apis, str) else apis)) and name not in defined
+              and re.search(rf"(?<![\w.]){name}\(", text)
               and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
+    while True:  # the helpers the chosen ones call (random_split makes Subsets from a SeededGenerator's permutation)
+        used = "".join(helpers[n][1] for n in chosen)
+        more = [name for name in helpers if name not in chosen and name not in defined
+                and re.search(rf"(?<![\w.]){name}[(.]", used)]
+        if not more:
+            break
+        chosen += more
+    wanted = [helpers[name][1] for name in helpers if name in chosen]
     if not wanted:
         return module
     body = list(module.body)
