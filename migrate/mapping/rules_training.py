@@ -267,10 +267,13 @@ def load_params(cell, state_dict, strict=True):
 }
 
 
+_DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")
+
+
 # -- data loading that must reproduce torch's order: seeded generators, splits, samplers, collate_fn ----------------
 HELPERS.update({
     "SeededGenerator": (("torch.Generator", "torch.utils.data.DataLoader", "torch.utils.data.random_split",
-                         "torch.utils.data.distributed.DistributedSampler"), '''
+                         "torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"), '''
 class SeededGenerator:
     """A random stream drawn like PyTorch's CPU Generator (written by msmigrate): the same Mersenne Twister
     (MT19937 seeded with the low 32 bits of the seed, numpy's RandomState) and the same Fisher-Yates permutation,
@@ -483,7 +486,7 @@ class MapDataLoader:
         raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
                         f"found {type(elem)}")
 '''),
-    "DistributedSampler": ("torch.utils.data.distributed.DistributedSampler", '''
+    "DistributedSampler": (("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"), '''
 class DistributedSampler:
     """PyTorch's DistributedSampler (written by msmigrate): this process's share of the dataset's
     indices exactly as PyTorch's: shuffled per epoch (set_epoch) from seed + epoch, padded by repetition (or cut when
@@ -553,7 +556,7 @@ def data_parallel_barrier():
     AllReduce returns only once every process has reached it."""
     ops.AllReduce()(ms.Tensor([0.0], ms.float32)).asnumpy()
 '''),
-    "DistributedDataParallel": ("torch.nn.parallel.DistributedDataParallel", '''
+    "DistributedDataParallel": (_DDP, '''
 class DistributedDataParallel(nn.Cell):
     """PyTorch's DistributedDataParallel (written by msmigrate): the network is ``module`` (its parameters
     keep their names); when built under data parallel (init_data_parallel) rank 0's parameters and buffers are
@@ -585,7 +588,7 @@ class DistributedDataParallel(nn.Cell):
                     self.from_rank0(p)
         return self.module(*args, **kwargs)
 '''),
-    "all_reduce_gradients": ("torch.nn.parallel.DistributedDataParallel", '''
+    "all_reduce_gradients": (_DDP, '''
 def all_reduce_gradients(parameters, grads):
     """DistributedDataParallel's gradient averaging (written by msmigrate): the gradients of the parameters of
     DistributedDataParallel cells are divided by the number of processes and summed over them (ops.AllReduce), as

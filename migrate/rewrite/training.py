@@ -180,6 +180,8 @@ class TrainingPass:
         # DistributedDataParallel (the table's helper Cell): its gradients are averaged over the processes
         self.data_parallel = re.search(r"(?<![\w.])DistributedDataParallel\(", module.code) is not None
         self.torchrun = "init_data_parallel()" in module.code  # torchrun's environment variables -> msrun's
+        self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
+        self.clip_inlined: dict[str, int] = {}
 
     # -- reporting -----------------------------------------------------------------------------------
     def fail(self, stmt, api: str, reason: str):
@@ -216,6 +218,8 @@ class TrainingPass:
     # -- driver --------------------------------------------------------------------------------------
     def run(self) -> cst.Module:
         body = self.scope_body(list(self.module.body))
+        body = [st for st in body if not (isinstance(st, cst.FunctionDef) and st.name.value in self.clip_inlined
+                                          and _calls_of(st.name.value, self.module.code) <= self.clip_inlined[st.name.value])]
         module = self.module.with_changes(body=body)
         module = module.visit(_NoGrad(self))
         return module
@@ -301,6 +305,7 @@ class TrainingPass:
         bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         if not bws:
             return stmts
+        stmts = self._inline_clip_helpers(stmts)
         stmts, amp_models = self._unwrap_autocast(stmts)
         if amp_models is None:
             return stmts
@@ -436,6 +441,24 @@ class TrainingPass:
             built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
                                      for m in sorted(amp_models)]
         return self._place(new, built, steps_out, top)
+
+    def _inline_clip_helpers(self, stmts):
+        """``clip_gradients(model, 0.5)`` between backward() and step(), a function of the module whose body is
+        expression statements that clip (``torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm)``): its body
+        replaces the call, the arguments substituted for the parameters, so the clip applies to the gradients. A
+        helper left with no other call is removed."""
+        out = []
+        for st in stmts:
+            c = _expr_call(st)
+            fn = self.clip_helpers.get(c.func.value) if c is not None and isinstance(c.func, cst.Name) else None
+            body = _substitute_call(fn, c) if fn is not None else None
+            if body is None:
+                out.append(st)
+                continue
+            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+            out += body
+            self.clip_inlined[fn.name.value] = self.clip_inlined.get(fn.name.value, 0) + 1
+        return out
 
     def _grad_lines(self, step) -> list:
         """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
@@ -676,6 +699,60 @@ class TrainingPass:
                 if f"{m}.set_train(" not in text]
 
 
+def _is_clip_helper(st) -> bool:
+    """A module-level function whose body (after a docstring) is expression statements, one at least a clip."""
+    if not (isinstance(st, cst.FunctionDef) and not st.decorators and isinstance(st.body, cst.IndentedBlock)):
+        return False
+    p = st.params
+    if p.star_arg is not cst.MaybeSentinel.DEFAULT and p.star_arg is not None or p.star_kwarg or p.kwonly_params \
+            or p.posonly_params:
+        return False
+    body = list(st.body.body)
+    if body and _expr_call(body[0]) is None and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        body = body[1:]
+    return bool(body) and all(_expr_call(b) is not None for b in body) and any(_clip(b) is not None for b in body)
+
+
+def _substitute_call(fn: cst.FunctionDef, call: cst.Call):
+    """The body of ``fn`` (docstring left out) with ``call``'s arguments in place of its parameters, or None."""
+    names = [p.name.value for p in fn.params.params]
+    bound = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+        if key is None or key not in names or key in bound:
+            return None
+        bound[key] = arg.value
+    for p in fn.params.params:
+        if p.name.value not in bound:
+            if p.default is None:
+                return None
+            bound[p.name.value] = p.default
+
+    class Sub(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            value = bound.get(updated.value)
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if value is not None and not \
+                isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) else \
+                (value if value is not None else updated)
+
+        def leave_Attribute(self, original, updated):  # x.attr: only the root is a variable
+            return updated.with_changes(attr=original.attr)
+
+        def leave_Arg(self, original, updated):  # keyword names stay
+            return updated.with_changes(keyword=original.keyword)
+
+    body = [b for b in fn.body.body if _expr_call(b) is not None]
+    return [b.visit(Sub()).with_changes(leading_lines=[]) for b in body]
+
+
+def _calls_of(name: str, text: str) -> int:
+    """Calls of the module-level function ``name`` in ``text`` (its ``def`` line left out)."""
+    return len(re.findall(rf"(?<![\w.]){name}\(", text)) - len(re.findall(rf"\bdef {name}\(", text))
+
+
 def _clip(stmt):
     """The max_norm source of a statement ``ops.clip_by_global_norm(<params>, max_norm)``, else None."""
     c = _expr_call(stmt)
@@ -732,8 +809,9 @@ def _inline_trainer_methods(cls: cst.ClassDef, module_code: str) -> cst.ClassDef
         return cls
     import re
 
-    def dead(s) -> bool:  # an inlined method holding a backward, called nowhere else
-        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and ".backward(" in code(s)):
+    def dead(s) -> bool:  # an inlined method holding a backward or a clip, called nowhere else
+        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and (
+                ".backward(" in code(s) or any(_clip(st) is not None for st in s.body.body))):
             return False
         calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", module_code)
         return len(calls) <= inlined_count[s.name.value]
@@ -771,9 +849,9 @@ def _inline_body(body, methods, stack, caller_names, counts, depth):
 
 
 def _step_part(fn: cst.FunctionDef) -> bool:
-    """A method worth following: it calls backward() or sets attributes of self (forward()'s self.pred = ...);
-    others (a loss helper, set_requires_grad) stay calls."""
-    return ".backward(" in code(fn) or any(
+    """A method worth following: it calls backward(), clips the gradients or sets attributes of self (forward()'s
+    self.pred = ...); others (a loss helper, set_requires_grad) stay calls."""
+    return ".backward(" in code(fn) or any(_clip(st) is not None for st in fn.body.body) or any(
         "." in n for st in fn.body.body for n in _assigned(st))
 
 

@@ -4,7 +4,7 @@ losses on each rank and end with the same weights. Both start from the same weig
 checkpoint init.pt.ckpt written by msmigrate's weight conversion) and read the same numpy data; the script uses
 what torchrun scripts use: LOCAL_RANK, init_process_group, get_rank / get_world_size, a seeded random_split,
 DistributedSampler with shuffle and set_epoch, DDP over a network with BatchNorm, clip_grad_norm_, barrier,
-saving model.module's state dict, destroy_process_group.
+saving model.module's state dict, is_initialized, destroy_process_group.
 
 msrun starts `python` from PATH, so the interpreter's folder goes first on PATH."""
 from __future__ import annotations
@@ -58,7 +58,8 @@ for epoch in range(2):
 dist.barrier()
 np.save(f"losses{rank}.npy", np.array(losses + [local_rank, world_size, len(val_set)]))
 torch.save(model.module.state_dict(), f"final{rank}.pt")
-dist.destroy_process_group()
+if dist.is_initialized():
+    dist.destroy_process_group()
 '''
 
 
@@ -117,8 +118,8 @@ def test_torchrun_ddp_script_and_its_conversion_under_msrun(tmp_path):
         np.testing.assert_allclose(m, t, rtol=1e-4, atol=1e-6, err_msg=f"rank {rank} per-step losses")
         want = torch.load(tmp_path / "torch" / f"final{rank}.pt", weights_only=True)
         got, _ = ms_arrays_to_state_dict(load_ms_checkpoint(tmp_path / "ms" / f"final{rank}.pt.ckpt"), ref)
-        compared = [k for k in want if k in got]
-        assert len(compared) == 8, (sorted(want), sorted(got))  # 2 Linear x 2, BatchNorm weight/bias/mean/var
+        compared = [k for k in want if not k.endswith("num_batches_tracked")]  # MindSpore's BatchNorm has none
+        assert len(compared) == 8, sorted(want)  # 2 Linear x 2, BatchNorm weight/bias/mean/var
         for k in compared:
             np.testing.assert_allclose(np.asarray(got[k]), want[k].numpy(), rtol=1e-4, atol=1e-6,
                                        err_msg=f"rank {rank} {k}")
