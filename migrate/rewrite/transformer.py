@@ -152,8 +152,13 @@ class Rewriter(cst.CSTTransformer):
                          and _is_torch_import(s)]
         if not torch_imports:
             return updated
-        bound = [(local, q) for s in torch_imports for local, q in _bound(s)]
-        rest = [s for s in updated.body if s not in torch_imports]
+        # `import sys, numpy as np, torch`: the other modules' names stay imported
+        kept = {id(s): [a for a in s.names if (dotted(a.name) or "").split(".")[0] != "torch"]
+                for s in torch_imports if isinstance(s, cst.Import)}
+        bound = [(local, q) for s in torch_imports for local, q in _bound(
+            s.with_changes(names=[a for a in s.names if a not in kept[id(s)]]) if kept.get(id(s)) else s)]
+        rest = [s.with_changes(names=[*kept[id(s)][:-1], kept[id(s)][-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+                if kept.get(id(s)) else s for s in updated.body if s not in torch_imports or kept.get(id(s))]
         top = self._top_kept if self._depth == 0 else None
         first = top is not None and not self._first_import_seen
         if first:

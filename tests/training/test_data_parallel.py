@@ -123,3 +123,15 @@ def test_torchrun_ddp_script_and_its_conversion_under_msrun(tmp_path):
         for k in compared:
             np.testing.assert_allclose(np.asarray(got[k]), want[k].numpy(), rtol=1e-4, atol=1e-6,
                                        err_msg=f"rank {rank} {k}")
+
+
+def test_mixed_import_line_keeps_the_other_modules_and_the_benchmark_script_converts():
+    """`import sys, numpy as np, torch, torch.distributed as dist` (benchmarks/data_parallel_msrun.py's torch script):
+    the torch names go, sys and numpy stay imported."""
+    from benchmarks.data_parallel_msrun import TORCH
+    from migrate import convert_source
+
+    result = convert_source(TORCH)
+    assert not result.unsupported and not result.errors, result.unsupported
+    assert "import sys, numpy as np\n" in result.code and "import torch" not in result.code
+    compile(result.code, "converted", "exec")
