@@ -273,6 +273,7 @@ _DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distribu
 # -- data loading that must reproduce torch's order: seeded generators, splits, samplers, collate_fn ----------------
 HELPERS.update({
     "SeededGenerator": (("torch.Generator", "torch.utils.data.DataLoader", "torch.utils.data.random_split",
+                         "torch.utils.data.RandomSampler", "torch.utils.data.SubsetRandomSampler",
                          "torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"), '''
 class SeededGenerator:
     """A random stream drawn like PyTorch's CPU Generator (written by msmigrate): the same Mersenne Twister
@@ -598,5 +599,94 @@ def all_reduce_gradients(parameters, grads):
         return grads
     allreduce, size = ops.AllReduce(), ms.communication.get_group_size()
     return tuple(allreduce(g / size) if id(p) in ids else g for p, g in zip(parameters, grads))
+'''),
+})
+
+# -- torch's samplers, drawing from a SeededGenerator as torch's do -------------------------------------------------
+HELPERS.update({
+    "SequentialSampler": (("torch.utils.data.SequentialSampler", "torch.utils.data.sampler.SequentialSampler"), '''
+class SequentialSampler:
+    """PyTorch's SequentialSampler (written by msmigrate): 0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+'''),
+    "RandomSampler": (("torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler"), '''
+class RandomSampler:
+    """PyTorch's RandomSampler (written by msmigrate): with a seeded generator the same indices as PyTorch's
+    (permutations of the dataset, or with replacement draws taken 32 at a time); without one they come from a stream
+    seeded by ms.get_seed(), not PyTorch's global stream."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        import random
+
+        self.data_source, self.replacement, self._num_samples, self.generator = (data_source, replacement,
+                                                                                 num_samples, generator)
+        seed = ms.get_seed()
+        self.own_stream = SeededGenerator().manual_seed(random.getrandbits(63) if seed is None else seed)
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n, stream = len(self.data_source), self.generator or self.own_stream
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from [z % n for z in stream.draw(32)]
+            yield from [z % n for z in stream.draw(self.num_samples % 32)]
+        else:
+            for _ in range(self.num_samples // n):
+                yield from stream.randperm(n)
+            yield from stream.randperm(n)[:self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+'''),
+    "SubsetRandomSampler": (("torch.utils.data.SubsetRandomSampler", "torch.utils.data.sampler.SubsetRandomSampler"), '''
+class SubsetRandomSampler:
+    """PyTorch's SubsetRandomSampler (written by msmigrate): ``indices`` in a random order, PyTorch's with a seeded
+    generator (a stream seeded by ms.get_seed() without one)."""
+
+    def __init__(self, indices, generator=None):
+        import random
+
+        self.indices, self.generator = indices, generator
+        seed = ms.get_seed()
+        self.own_stream = SeededGenerator().manual_seed(random.getrandbits(63) if seed is None else seed)
+
+    def __iter__(self):
+        for i in (self.generator or self.own_stream).randperm(len(self.indices)):
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+'''),
+    "BatchSampler": (("torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"), '''
+class BatchSampler:
+    """PyTorch's BatchSampler (written by msmigrate): lists of batch_size indices of ``sampler``, the last one shorter
+    unless drop_last."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        return len(self.sampler) // self.batch_size if self.drop_last else -(-len(self.sampler) // self.batch_size)
 '''),
 })

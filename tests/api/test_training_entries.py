@@ -39,6 +39,8 @@ PROVEN_ELSEWHERE = {
     "torch.utils.data.random_split": f"{_L}::test_random_split_seeded_then_shuffled_loader_sharing_the_generator",
     "torch.utils.data.Subset": f"{_L}::test_random_split_seeded_then_shuffled_loader_sharing_the_generator",
     "torch.utils.data.distributed.DistributedSampler": f"{_L}::test_distributed_sampler_indices_per_rank_and_epoch",
+    **{f"torch.utils.data.{n}": f"{_L}::test_samplers_with_seeded_generators_and_a_user_sampler"
+       for n in ("Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")},
     # data parallel: torchrun (gloo, 2 CPU processes) against the conversion under msrun (2 CPU workers)
     **{api: f"{_D}::test_torchrun_ddp_script_and_its_conversion_under_msrun" for api in (
         "torch.utils.data.TensorDataset", "torch.distributed.init_process_group", "torch.distributed.get_rank",

@@ -155,3 +155,42 @@ for x, y in blocks:
 def test_plain_loader_stays_a_generator_dataset():
     code = convert(SETUP + "loader = DataLoader(Pairs(), batch_size=4, shuffle=True, num_workers=2)\n").code
     assert "ds.GeneratorDataset(Pairs()" in code and "MapDataLoader" not in code
+
+
+def test_samplers_with_seeded_generators_and_a_user_sampler():
+    src = SETUP + """
+from torch.utils.data import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+
+class EveryOther(Sampler):
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return iter(range(0, self.n, 2))
+
+    def __len__(self):
+        return (self.n + 1) // 2
+
+
+data = Pairs()
+g = torch.Generator().manual_seed(21)
+samplers = [RandomSampler(data, generator=g), RandomSampler(data, replacement=True, num_samples=40, generator=g),
+            RandomSampler(data, num_samples=30, generator=g), SequentialSampler(data), EveryOther(len(data))]
+loaders = [DataLoader(data, batch_size=4, sampler=s) for s in samplers]
+loaders.append(DataLoader(data, batch_sampler=BatchSampler(
+    SubsetRandomSampler(list(range(3, 20)), generator=torch.Generator().manual_seed(2)), 5, drop_last=False)))
+# @run
+for epoch in range(2):
+    for loader in loaders:
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        losses.append(len(loader))
+losses += [i for s in samplers for i in s]
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "class RandomSampler:" in result.code and "class EveryOther(object):" in result.code

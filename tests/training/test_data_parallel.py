@@ -2,7 +2,7 @@
 conversion (`msmigrate convert`, nothing edited by hand) launched by msrun (2 CPU workers) print the same per-step
 losses on each rank and end with the same weights. Both start from the same weights (init.pt, and its MindSpore
 checkpoint init.pt.ckpt written by msmigrate's weight conversion) and read the same numpy data; the script uses
-what torchrun scripts use: LOCAL_RANK, init_process_group, get_rank / get_world_size, a seeded random_split,
+what torchrun scripts use: LOCAL_RANK and WORLD_SIZE, init_process_group, get_rank / get_world_size, a seeded random_split,
 DistributedSampler with shuffle and set_epoch, DDP over a network with BatchNorm, clip_grad_norm_, barrier,
 saving model.module's state dict, is_initialized, destroy_process_group.
 
@@ -33,7 +33,8 @@ from torch.utils.data import DataLoader, TensorDataset, random_split
 from torch.utils.data.distributed import DistributedSampler
 
 local_rank = int(os.environ["LOCAL_RANK"])
-dist.init_process_group(backend="gloo")
+if "LOCAL_RANK" in os.environ:
+    dist.init_process_group(backend="gloo")
 rank, world_size = dist.get_rank(), dist.get_world_size()
 data = np.load("data.npz")
 model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 2))
@@ -56,7 +57,7 @@ for epoch in range(2):
         optimizer.step()
         losses.append(loss.item())
 dist.barrier()
-np.save(f"losses{rank}.npy", np.array(losses + [local_rank, world_size, len(val_set)]))
+np.save(f"losses{rank}.npy", np.array(losses + [local_rank, world_size, int(os.getenv("WORLD_SIZE", "1")), len(val_set)]))
 torch.save(model.module.state_dict(), f"final{rank}.pt")
 if dist.is_initialized():
     dist.destroy_process_group()
@@ -114,7 +115,7 @@ def test_torchrun_ddp_script_and_its_conversion_under_msrun(tmp_path):
     for rank in (0, 1):
         t = np.load(tmp_path / "torch" / f"losses{rank}.npy")
         m = np.load(tmp_path / "ms" / f"losses{rank}.npy")
-        assert len(t) == 8 + 3 and t[-3:].tolist() == [rank, 2, 6], t  # 34 training samples: 17 per rank, 4 batches of 4 per epoch
+        assert len(t) == 8 + 4 and t[-4:].tolist() == [rank, 2, 2, 6], t  # 34 training samples: 17 per rank, 4 batches of 4 per epoch
         np.testing.assert_allclose(m, t, rtol=1e-4, atol=1e-6, err_msg=f"rank {rank} per-step losses")
         want = torch.load(tmp_path / "torch" / f"final{rank}.pt", weights_only=True)
         got, _ = ms_arrays_to_state_dict(load_ms_checkpoint(tmp_path / "ms" / f"final{rank}.pt.ckpt"), ref)
