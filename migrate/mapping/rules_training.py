@@ -169,6 +169,19 @@ def distributed_data_parallel(call) -> None:
     call.replacement = expr(f"DistributedDataParallel({', '.join(args)})")
 
 
+def all_reduce(call) -> None:
+    """``dist.all_reduce(t)`` / ``op=ReduceOp.SUM`` (in place) -> ``t.copy_(ops.AllReduce()(t))``. Other reductions are
+    refused: MindSpore's CPU AllReduce only sums (measured), so they could not be proven here."""
+    op = call.src("op")
+    if op not in (None, "ops.ReduceOp.SUM"):
+        raise Unsupported(f"op={op}: only ReduceOp.SUM is converted (MindSpore's CPU AllReduce only sums, measured)")
+    for name, ok in (("group", "None"), ("async_op", "False")):
+        if name in call.bound and code(call.bound[name]) != ok:
+            raise Unsupported(f"{name}= is not converted")
+    tensor = code(call.bound["tensor"])
+    call.replacement = expr(f"{tensor}.copy_(ops.AllReduce()({tensor}))")
+
+
 def init_process_group(call) -> None:
     """``dist.init_process_group("gloo" | "nccl", ...)`` under torchrun -> ``init_data_parallel()`` under msrun (a
     helper written into the file: communication.init() + DATA_PARALLEL). msrun gives each process its rank and the
@@ -185,7 +198,7 @@ def init_process_group(call) -> None:
 
 
 RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint, dataloader, autocast, grad_scaler,
-                                 distributed_data_parallel, init_process_group)}
+                                 distributed_data_parallel, init_process_group, all_reduce)}
 
 
 # Definitions some entries' targets need in the converted file (converted code never imports msmigrate):

@@ -44,7 +44,8 @@ PROVEN_ELSEWHERE = {
     # data parallel: torchrun (gloo, 2 CPU processes) against the conversion under msrun (2 CPU workers)
     **{api: f"{_D}::test_torchrun_ddp_script_and_its_conversion_under_msrun" for api in (
         "torch.utils.data.TensorDataset", "torch.distributed.init_process_group", "torch.distributed.get_rank",
-        "torch.distributed.get_world_size", "torch.distributed.barrier", "torch.distributed.is_initialized", "torch.distributed.destroy_process_group",
+        "torch.distributed.get_world_size", "torch.distributed.barrier", "torch.distributed.is_initialized", "torch.distributed.all_reduce",
+        "torch.distributed.ReduceOp.SUM", "torch.distributed.destroy_process_group",
         "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
         "torch.utils.data.DistributedSampler")},
 }

@@ -3,7 +3,7 @@ conversion (`msmigrate convert`, nothing edited by hand) launched by msrun (2 CP
 losses on each rank and end with the same weights. Both start from the same weights (init.pt, and its MindSpore
 checkpoint init.pt.ckpt written by msmigrate's weight conversion) and read the same numpy data; the script uses
 what torchrun scripts use: LOCAL_RANK and WORLD_SIZE, init_process_group, get_rank / get_world_size, a seeded random_split,
-DistributedSampler with shuffle and set_epoch, DDP over a network with BatchNorm, clip_grad_norm_, barrier,
+DistributedSampler with shuffle and set_epoch, DDP over a network with BatchNorm, clip_grad_norm_, barrier, all_reduce,
 saving model.module's state dict, is_initialized, destroy_process_group.
 
 msrun starts `python` from PATH, so the interpreter's folder goes first on PATH."""
@@ -57,7 +57,10 @@ for epoch in range(2):
         optimizer.step()
         losses.append(loss.item())
 dist.barrier()
-np.save(f"losses{rank}.npy", np.array(losses + [local_rank, world_size, int(os.getenv("WORLD_SIZE", "1")), len(val_set)]))
+total = torch.tensor([sum(losses)], dtype=torch.float32)
+dist.all_reduce(total, op=dist.ReduceOp.SUM)
+np.save(f"losses{rank}.npy", np.array(losses + [total.item(), local_rank, world_size, int(os.getenv("WORLD_SIZE", "1")),
+                                       len(val_set)]))
 torch.save(model.module.state_dict(), f"final{rank}.pt")
 if dist.is_initialized():
     dist.destroy_process_group()
@@ -112,11 +115,13 @@ def test_torchrun_ddp_script_and_its_conversion_under_msrun(tmp_path):
     env.pop("PYTHONPATH")  # the converted script never imports msmigrate
     _run([str(bindir / "msrun"), "--worker_num=2", "--local_worker_num=2", f"--master_port={_port()}",
           "--log_dir=msrun_log", "--join=True", "--cluster_time_out=120", "train.py"], tmp_path / "ms", env, logs=tmp_path / "ms" / "msrun_log")
+    totals = []
     for rank in (0, 1):
         t = np.load(tmp_path / "torch" / f"losses{rank}.npy")
         m = np.load(tmp_path / "ms" / f"losses{rank}.npy")
-        assert len(t) == 8 + 4 and t[-4:].tolist() == [rank, 2, 2, 6], t  # 34 training samples: 17 per rank, 4 batches of 4 per epoch
+        assert len(t) == 8 + 5 and t[-4:].tolist() == [rank, 2, 2, 6], t  # 34 training samples: 17 per rank, 4 batches of 4 per epoch
         np.testing.assert_allclose(m, t, rtol=1e-4, atol=1e-6, err_msg=f"rank {rank} per-step losses")
+        totals.append(t[8])
         want = torch.load(tmp_path / "torch" / f"final{rank}.pt", weights_only=True)
         got, _ = ms_arrays_to_state_dict(load_ms_checkpoint(tmp_path / "ms" / f"final{rank}.pt.ckpt"), ref)
         compared = [k for k in want if not k.endswith("num_batches_tracked")]  # MindSpore's BatchNorm has none
@@ -124,6 +129,7 @@ def test_torchrun_ddp_script_and_its_conversion_under_msrun(tmp_path):
         for k in compared:
             np.testing.assert_allclose(np.asarray(got[k]), want[k].numpy(), rtol=1e-4, atol=1e-6,
                                        err_msg=f"rank {rank} {k}")
+    assert totals[0] == totals[1]  # all_reduce summed the two ranks' losses
 
 
 def test_mixed_import_line_keeps_the_other_modules_and_the_benchmark_script_converts():
