@@ -44,7 +44,9 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
-_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format")
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format", "random_split",
+                    "Generator", "TensorDataset", "Subset", "Sampler", "DistributedDataParallel", "init_process_group",
+                    "barrier")
 
 
 def _helpers():

@@ -194,3 +194,18 @@ losses += [i for s in samplers for i in s]
 """
     result, _, _ = run_both(src, DATA)
     assert "class RandomSampler:" in result.code and "class EveryOther(object):" in result.code
+
+
+def test_a_data_module_without_a_training_loop_gets_its_helpers():
+    """data.py of a project: a seeded split of a TensorDataset, no loop (the training pass still writes the helpers)."""
+    src = """
+import torch
+from torch.utils.data import TensorDataset, random_split
+
+dataset = TensorDataset(torch.from_numpy(X), torch.from_numpy(Y))
+losses = []
+# @run
+train_set, val_set = random_split(dataset, [0.6, 0.4], generator=torch.Generator().manual_seed(123))
+losses += list(train_set.indices) + list(val_set.indices) + [float(train_set[0][0].sum()), len(val_set)]
+"""
+    run_both(src, DATA)
