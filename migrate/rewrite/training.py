@@ -34,6 +34,8 @@ from .calls import code
 from ..core.diagnostics import add_markers
 
 NO_GRAD = "ms._no_grad()"
+# torchrun's environment variables, read through launcher_env (a helper: msrun's names, measured under msrun 2.10)
+TORCHRUN_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE")
 AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
@@ -43,7 +45,9 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
-_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format")
+_HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format", "random_split",
+                    "Generator", "TensorDataset", "Subset", "Sampler", "DistributedDataParallel", "init_process_group",
+                    "barrier")
 
 
 def _helpers():
@@ -178,6 +182,11 @@ class TrainingPass:
                            if any(api.startswith("torch.optim.") for api in ctx.apis) else {})
         self.scalers = ({n.value for n in _scaler_names(module)}  # GradScaler -> ms.amp.DynamicLossScaler
                         if "GradScaler" in ctx.source else set())
+        # DistributedDataParallel (the table's helper Cell): its gradients are averaged over the processes
+        self.data_parallel = any(api.endswith(".DistributedDataParallel") for api in ctx.apis)
+        self.torchrun = any(api.endswith(".init_process_group") for api in ctx.apis)  # torchrun's env -> msrun's
+        self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
+        self.clip_inlined: dict[str, int] = {}
 
     @functools.cached_property
     def has_shuffle_dataset(self) -> bool:  # a converted DataLoader that shuffles (asked at ``ms.set_seed`` lines)
@@ -218,8 +227,12 @@ class TrainingPass:
     # -- driver --------------------------------------------------------------------------------------
     def run(self) -> cst.Module:
         module = self.module
-        if ".backward(" in self.ctx.source:  # steps (and trainer classes) need a backward
-            module = module.with_changes(body=self.scope_body(list(module.body)))
+        if ".backward(" in self.ctx.source or self.clip_helpers:  # steps (and trainer classes) need a backward
+            body = self.scope_body(list(module.body))
+            body = [st for st in body if not (isinstance(st, cst.FunctionDef) and st.name.value in self.clip_inlined
+                                              and _calls_of(st.name.value, self.ctx.source)
+                                              <= self.clip_inlined[st.name.value])]
+            module = module.with_changes(body=body)
         module = module.visit(_NoGrad(self))
         return module
 
@@ -304,6 +317,7 @@ class TrainingPass:
         bws = [i for i, s in enumerate(stmts) if _expr_call(s, "backward") is not None]
         if not bws:
             return stmts
+        stmts = self._inline_clip_helpers(stmts)
         stmts, amp_models = self._unwrap_autocast(stmts)
         if amp_models is None:
             return stmts
@@ -384,7 +398,7 @@ class TrainingPass:
         for j, s in enumerate(stmts):
             for step in built:
                 if j == step["at"]:
-                    new.append(step["call"])
+                    new += self._grad_lines(step)
             if j in owned or j in bws:
                 continue
             c = _expr_call(s, "zero_grad")
@@ -439,6 +453,34 @@ class TrainingPass:
             built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
                                      for m in sorted(amp_models)]
         return self._place(new, built, steps_out, top)
+
+    def _inline_clip_helpers(self, stmts):
+        """``clip_gradients(model, 0.5)`` between backward() and step(), a function of the module whose body is
+        expression statements that clip (``torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm)``): its body
+        replaces the call, the arguments substituted for the parameters, so the clip applies to the gradients. A
+        helper left with no other call is removed."""
+        out = []
+        for st in stmts:
+            c = _expr_call(st)
+            fn = self.clip_helpers.get(c.func.value) if c is not None and isinstance(c.func, cst.Name) else None
+            body = _substitute_call(fn, c) if fn is not None else None
+            if body is None:
+                out.append(st)
+                continue
+            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+            out += body
+            self.clip_inlined[fn.name.value] = self.clip_inlined.get(fn.name.value, 0) + 1
+        return out
+
+    def _grad_lines(self, step) -> list:
+        """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
+        PyTorch's DDP all-reduces them during backward(), before clipping or the step read them."""
+        lines = [step["call"]]
+        if self.data_parallel:
+            lines.append(_stmt(f"grads = all_reduce_gradients({step['opt']}.parameters, grads)  "
+                               "# DistributedDataParallel averages the gradients\n"))
+            self.ok("torch.nn.parallel.DistributedDataParallel (gradient averaging)")
+        return lines
 
     def _place(self, new, built, steps_out, top, extra_defs=()):
         if top:
@@ -529,7 +571,7 @@ class TrainingPass:
         new = []
         for j, s in enumerate(stmts):
             if j == step["at"]:
-                new.append(step["call"])
+                new += self._grad_lines(step)
             if j in step["region"]:
                 continue
             if j == i_bw:
@@ -669,6 +711,60 @@ class TrainingPass:
                 if f"{m}.set_train(" not in text]
 
 
+def _is_clip_helper(st) -> bool:
+    """A module-level function whose body (after a docstring) is expression statements, one at least a clip."""
+    if not (isinstance(st, cst.FunctionDef) and not st.decorators and isinstance(st.body, cst.IndentedBlock)):
+        return False
+    p = st.params
+    if p.star_arg is not cst.MaybeSentinel.DEFAULT and p.star_arg is not None or p.star_kwarg or p.kwonly_params \
+            or p.posonly_params:
+        return False
+    body = list(st.body.body)
+    if body and _expr_call(body[0]) is None and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
+            body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString):
+        body = body[1:]
+    return bool(body) and all(_expr_call(b) is not None for b in body) and any(_clip(b) is not None for b in body)
+
+
+def _substitute_call(fn: cst.FunctionDef, call: cst.Call):
+    """The body of ``fn`` (docstring left out) with ``call``'s arguments in place of its parameters, or None."""
+    names = [p.name.value for p in fn.params.params]
+    bound = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (names[i] if i < len(names) else None)
+        if key is None or key not in names or key in bound:
+            return None
+        bound[key] = arg.value
+    for p in fn.params.params:
+        if p.name.value not in bound:
+            if p.default is None:
+                return None
+            bound[p.name.value] = p.default
+
+    class Sub(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            value = bound.get(updated.value)
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if value is not None and not \
+                isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) else \
+                (value if value is not None else updated)
+
+        def leave_Attribute(self, original, updated):  # x.attr: only the root is a variable
+            return updated.with_changes(attr=original.attr)
+
+        def leave_Arg(self, original, updated):  # keyword names stay
+            return updated.with_changes(keyword=original.keyword)
+
+    body = [b for b in fn.body.body if _expr_call(b) is not None]
+    return [b.visit(Sub()).with_changes(leading_lines=[]) for b in body]
+
+
+def _calls_of(name: str, text: str) -> int:
+    """Calls of the module-level function ``name`` in ``text`` (its ``def`` line left out)."""
+    return len(re.findall(rf"(?<![\w.]){name}\(", text)) - len(re.findall(rf"\bdef {name}\(", text))
+
+
 def _clip(stmt):
     """The max_norm source of a statement ``ops.clip_by_global_norm(<params>, max_norm)``, else None."""
     c = _expr_call(stmt)
@@ -725,8 +821,9 @@ def _inline_trainer_methods(cls: cst.ClassDef, source: str) -> cst.ClassDef:
         return cls
     import re
 
-    def dead(s) -> bool:  # an inlined method holding a backward, called nowhere else
-        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and ".backward(" in code(s)):
+    def dead(s) -> bool:  # an inlined method holding a backward or a clip, called nowhere else
+        if not (isinstance(s, cst.FunctionDef) and s.name.value in inlined_count and (
+                ".backward(" in code(s) or any(_clip(st) is not None for st in s.body.body))):
             return False
         calls = re.findall(rf"(?<![\w.])\w+\.{s.name.value}\(", source)  # method names survive conversion
         return len(calls) <= inlined_count[s.name.value]
@@ -764,9 +861,9 @@ def _inline_body(body, methods, stack, caller_names, counts, depth):
 
 
 def _step_part(fn: cst.FunctionDef) -> bool:
-    """A method worth following: it calls backward() or sets attributes of self (forward()'s self.pred = ...);
-    others (a loss helper, set_requires_grad) stay calls."""
-    return ".backward(" in code(fn) or any(
+    """A method worth following: it calls backward(), clips the gradients or sets attributes of self (forward()'s
+    self.pred = ...); others (a loss helper, set_requires_grad) stay calls."""
+    return ".backward(" in code(fn) or any(_clip(st) is not None for st in fn.body.body) or any(
         "." in n for st in fn.body.body for n in _assigned(st))
 
 
@@ -996,6 +1093,11 @@ class _NoGrad(cst.CSTTransformer):
         """``optimizer.state_dict()`` / ``optimizer.load_state_dict(sd)`` of a known optimizer: its Parameters
         (moments, step count), loaded by copying in place (the table converts them on modules only)."""
         f = updated.func
+        if (code(f) in ("os.environ.get", "os.getenv") and 1 <= len(updated.args) <= 2
+                and all(a.keyword is None and not a.star for a in updated.args) and self._env_name(updated.args[0].value)):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            args = [code(a.value) for a in updated.args]
+            return emit.expression(f"launcher_env({', '.join(args if len(args) == 2 else [*args, 'None'])})")
         if isinstance(f, cst.Attribute) and f.attr.value == "to" and any(
                 a.keyword is not None and a.keyword.value == "memory_format" for a in updated.args):
             # model.to(memory_format=torch.channels_last): a layout hint; MindSpore has no memory formats
@@ -1014,7 +1116,27 @@ class _NoGrad(cst.CSTTransformer):
             return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
         return updated
 
+    def _env_name(self, node) -> bool:
+        return self.tp.torchrun and isinstance(node, cst.SimpleString) and node.evaluated_value in TORCHRUN_ENV
+
+    def leave_Comparison(self, original, updated):
+        """``"LOCAL_RANK" in os.environ`` (launched by torchrun?) -> ``"MS_WORKER_NUM" in os.environ``: msrun sets it
+        in its workers and in the scheduler process it also runs the script as (which has no rank variables)."""
+        if (len(updated.comparisons) == 1 and isinstance(updated.comparisons[0].operator, (cst.In, cst.NotIn))
+                and code(updated.comparisons[0].comparator) == "os.environ" and self._env_name(updated.left)):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            left = updated.left
+            return updated.with_changes(left=left.with_changes(value=left.prefix + left.quote + "MS_WORKER_NUM"
+                                                               + left.quote))
+        return updated
+
     def leave_Subscript(self, original, updated):
+        if (code(updated.value) == "os.environ" and len(updated.slice) == 1
+                and isinstance(updated.slice[0].slice, cst.Index) and self._env_name(updated.slice[0].slice.value)
+                and id(original) not in self.targets):
+            self.tp.ok("torchrun environment variable (-> msrun's)")
+            return emit.expression(f"launcher_env({code(updated.slice[0].slice.value)})").with_changes(
+                lpar=updated.lpar, rpar=updated.rpar)
         inner = updated.value
         if (id(original) not in self.targets and isinstance(inner, cst.Subscript)
                 and isinstance(inner.value, cst.Attribute) and inner.value.attr.value == "param_groups"
@@ -1092,8 +1214,17 @@ def _add_helpers(module: cst.Module, ctx) -> cst.Module:
         return module
     text = module.code
     defined = {s.name.value for s in module.body if isinstance(s, (cst.ClassDef, cst.FunctionDef))}
-    wanted = [src for name, src in candidates if name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
+    helpers = _helpers()
+    chosen = [name for name, _ in candidates if name not in defined and re.search(rf"(?<![\w.]){name}\(", text)
               and not re.search(rf"^\s*(from .* )?import .*\b{name}\b", text, re.M)]
+    while True:  # the helpers the chosen ones call (random_split makes Subsets from a SeededGenerator's permutation)
+        used = "".join(helpers[n][1] for n in chosen)
+        more = [name for name in helpers if name not in chosen and name not in defined
+                and re.search(rf"(?<![\w.]){name}[(.]", used)]
+        if not more:
+            break
+        chosen += more
+    wanted = [helpers[name][1] for name in helpers if name in chosen]
     if not wanted:
         return module
     body = list(module.body)

@@ -171,11 +171,22 @@ class Rewriter(cst.CSTTransformer):
                          and _is_torch_import(s)]
         if not torch_imports:
             return updated
-        bound = [(local, q) for s in torch_imports for local, q in _bound(s)]
-        rest = [s for s in updated.body if s not in torch_imports]
+        # `import sys, numpy as np, torch`: the other modules' names stay imported
+        others = {id(s): [a for a in s.names if (dotted(a.name) or "").split(".")[0] != "torch"]
+                  for s in torch_imports if isinstance(s, cst.Import)}
+        bound = [(local, q) for s in torch_imports for local, q in _bound(
+            s.with_changes(names=[a for a in s.names if a not in others[id(s)]]) if others.get(id(s)) else s)]
+        # names re-exported with no MindSpore value stay imported from torch, in place (``kept``)
         reexports, kept = self._reexports(torch_imports) if self._depth == 0 else ([], {})
-        if kept:  # names re-exported with no MindSpore value stay imported from torch, in place
-            rest = [kept.get(id(s), s) for s in updated.body if s not in torch_imports or id(s) in kept]
+        rest = []
+        for s in updated.body:
+            if s not in torch_imports:
+                rest.append(s)
+            elif id(s) in kept:
+                rest.append(kept[id(s)])
+            elif others.get(id(s)):
+                rest.append(s.with_changes(names=[*others[id(s)][:-1],
+                                                  others[id(s)][-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
         top = self._top_kept if self._depth == 0 else None
         first = top is not None and not self._first_import_seen
         if first:

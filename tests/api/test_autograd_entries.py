@@ -1,4 +1,4 @@
-"""Autograd / AMP / distributed APIs that are known and not converted: each is marked with its reason."""
+"""Autograd / AMP / distributed APIs (or their arguments) that are known and not converted: each is marked with its reason."""
 import pytest
 
 from tests.harness import assert_unsupported
@@ -14,12 +14,10 @@ from tests.harness import assert_unsupported
     ("with torch.autocast('cuda'):\n    y = model(x)", "torch.autocast", "only converted around the loss"),
     ("scaler = torch.cuda.amp.GradScaler(backoff_factor=0.25)", "torch.cuda.amp.GradScaler", "1 / growth_factor"),
     ("scaler = torch.amp.GradScaler('cuda', enabled=False)", "torch.amp.GradScaler", "enabled"),
-    ("from torch.nn.parallel import DistributedDataParallel as DDP\nmodel = DDP(model)",
-     "torch.nn.parallel.DistributedDataParallel", "DATA_PARALLEL"),
-    ("import torch.distributed as dist\ndist.init_process_group('gloo')", "torch.distributed.init_process_group",
-     "msrun"),
-    ("from torch.utils.data.distributed import DistributedSampler\ns = DistributedSampler(data)",
-     "torch.utils.data.distributed.DistributedSampler", "num_shards"),
+    ("import torch.distributed as dist\ndist.init_process_group('gloo', init_method='tcp://10.0.0.1:23456')",
+     "torch.distributed.init_process_group", "msrun"),
+    ("model = torch.nn.parallel.DistributedDataParallel(model, process_group=pg)",
+     "torch.nn.parallel.DistributedDataParallel", "process_group"),
 ])
 def test_marked(code, api, reason):
     assert_unsupported("import torch\n" + code + "\n", api, reason)

@@ -2,6 +2,8 @@
 (per-step losses and final weights against torch), not by single-call cases."""
 _T = "tests/training/test_training.py"
 _I = "tests/training/test_idioms.py"
+_L = "tests/training/test_data_loading.py"
+_D = "tests/training/test_data_parallel.py"
 PROVEN_ELSEWHERE = {
     "torch.optim.SGD": f"{_T}::test_optimizers", "torch.optim.Adam": f"{_T}::test_optimizers",
     "torch.optim.AdamW": f"{_T}::test_optimizers", "torch.optim.RMSprop": f"{_T}::test_optimizers",
@@ -33,4 +35,17 @@ PROVEN_ELSEWHERE = {
     "torch.channels_last": f"{_I}::test_channels_last_set_to_none_and_conditional_clip",
     "torch.contiguous_format": f"{_I}::test_channels_last_set_to_none_and_conditional_clip",
     "torch.optim.lr_scheduler.ReduceLROnPlateau": f"{_I}::test_reduce_lr_on_plateau",
+    "torch.Generator": f"{_L}::test_random_split_seeded_then_shuffled_loader_sharing_the_generator",
+    "torch.utils.data.random_split": f"{_L}::test_random_split_seeded_then_shuffled_loader_sharing_the_generator",
+    "torch.utils.data.Subset": f"{_L}::test_random_split_seeded_then_shuffled_loader_sharing_the_generator",
+    "torch.utils.data.distributed.DistributedSampler": f"{_L}::test_distributed_sampler_indices_per_rank_and_epoch",
+    **{f"torch.utils.data.{n}": f"{_L}::test_samplers_with_seeded_generators_and_a_user_sampler"
+       for n in ("Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")},
+    # data parallel: torchrun (gloo, 2 CPU processes) against the conversion under msrun (2 CPU workers)
+    **{api: f"{_D}::test_torchrun_ddp_script_and_its_conversion_under_msrun" for api in (
+        "torch.utils.data.TensorDataset", "torch.distributed.init_process_group", "torch.distributed.get_rank",
+        "torch.distributed.get_world_size", "torch.distributed.barrier", "torch.distributed.is_initialized", "torch.distributed.all_reduce",
+        "torch.distributed.ReduceOp.SUM", "torch.distributed.destroy_process_group",
+        "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.utils.data.DistributedSampler")},
 }

@@ -376,7 +376,7 @@ for epoch in range(2):
 losses.append(len(loader))
 """
     result, _, _ = run_both(src, DATA)
-    assert "loader = data_loader(Pairs(), **train_kwargs)" in result.code
+    assert "loader = MapDataLoader(Pairs(), **train_kwargs)" in result.code
 
 
 # -- AMP: autocast(float16) + GradScaler -> amp.auto_mixed_precision(net, "O1") + DynamicLossScaler ----------------------
@@ -420,3 +420,60 @@ def test_amp_autocast_float16_grad_scaler_unscale_clip():
     # the scale grew twice (growth_interval=3, 8 finite steps) on both sides
     assert tns["scaler"].get_scale() == float(mns["scaler"].scale_value.asnumpy()) == 4096.0
     assert 'model = ms.amp.auto_mixed_precision(model, "O1")' in result.code
+
+
+# -- clip_grad_norm_ written outside the step block: in a helper function, in a trainer method ----------------------
+def test_clip_grad_norm_in_a_helper_function_and_a_trainer_method():
+    src = """
+import torch
+import torch.nn as nn
+
+
+def clip_gradients(net, max_norm=1.0):
+    \"\"\"Clip in place.\"\"\"
+    torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm * 0.5)
+
+
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.1, momentum=0.5)
+
+    def clip(self):
+        torch.nn.utils.clip_grad_norm_(self.net.parameters(), 0.2)
+
+    def step(self, x, y):
+        self.optimizer.zero_grad(set_to_none=True)
+        self.loss = nn.functional.mse_loss(self.net(x), y)
+        self.loss.backward()
+        self.clip()
+        self.optimizer.step()
+
+
+model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+model2 = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 2))
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
+trainer = Trainer(model2)
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(Y[i:i + 8] * 4)) for i in range(0, 32, 8)]
+losses = []
+# @run
+for x, y in batches * 2:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    clip_gradients(model, max_norm=0.6)
+    optimizer.step()
+    trainer.step(x, y)
+    losses += [loss.item(), trainer.loss.item()]
+"""
+    result, tns, _ = run_both(src, DATA)
+    assert "grads = ops.clip_by_global_norm(grads, (0.6 * 0.5))" in result.code
+    assert "grads = ops.clip_by_global_norm(grads, 0.2)" in result.code
+    assert "def clip_gradients" not in result.code and "def clip(self)" not in result.code  # inlined, no other call
+    # the clips did act: the unclipped gradient norm is larger than both limits at the first step
+    import torch
+    x, y = tns["batches"][0]
+    probe = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+    torch.nn.functional.mse_loss(probe(x), y).backward()
+    assert torch.nn.utils.get_total_norm([p.grad for p in probe.parameters()]) > 0.6
