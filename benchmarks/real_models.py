@@ -7,7 +7,8 @@ of timm models. The benchmark
 1. downloads the wheels (``pip download --no-deps``, pinned versions) into ``benchmarks/corpus/`` (git-ignored, never
    committed) and unpacks them; smp's one non-torch import, huggingface_hub, is installed there too;
 2. converts each package's sources with the real CLI, ``msmigrate convert PKG -o ms/PKG --report ...``;
-3. for each model, in its own subprocess (a crash or a hang costs one row): builds it in torch from the original
+3. for each model, in a worker process that imports the frameworks once and takes model after model (a crash or a
+   hang costs one row; a new worker takes the rest): builds it in torch from the original
    sources, builds it in MindSpore from the converted sources (each side in its own import namespace: the three
    packages are dropped from ``sys.modules`` between the two), copies the weights (``migrate.weights``) and runs
    ``migrate.parity.compare`` forward and backward on a small random input;
@@ -370,6 +371,84 @@ def _worker_main(spec: str, corpus: str) -> None:
     os._exit(0)  # MindSpore's atexit handlers can hang on a half-built graph
 
 
+def _worker_batch(path: str, corpus: str) -> None:
+    """Run the cases listed in the JSON file ``path`` one after the other in this process (torch, MindSpore and
+    the packages are imported once): ``@@START@@ id`` before each, ``@@ROW@@ json`` after."""
+    with open(path) as f:
+        specs = json.load(f)
+    for spec in specs:
+        case = Case(**spec)
+        case.input = tuple(case.input)
+        print("\n@@START@@" + case.id, flush=True)
+        row = run_case(case, corpus)
+        sys.stdout.flush()
+        print("\n@@ROW@@" + json.dumps(row, default=str), flush=True)
+    os._exit(0)  # MindSpore's atexit handlers can hang on a half-built graph
+
+
+def _failed_row(case: Case, stage: str, error: str, seconds: float) -> dict:
+    return {"id": case.id, "builds": False, "passed": False, "stage": stage, "error": error, "markers": None,
+            "files": [], "first_divergence": None, "worst": None, "seconds": round(seconds, 1)}
+
+
+def run_batch(cases: list, corpus: str = CORPUS, timeout: int = 600, on_start=None, on_row=None) -> list:
+    """Run ``cases`` in worker processes that each import the frameworks once and take case after case. A case
+    that crashes its worker or runs past ``timeout`` seconds gets that row; a new worker takes the rest."""
+    import queue
+    import tempfile
+    import threading
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), GLOG_v="3")
+    rows, todo = [], list(cases)
+    while todo:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump([asdict(c) for c in todo], f)
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker-batch", f.name, "--corpus", corpus]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        lines: queue.Queue = queue.Queue()
+        err_tail: list = []
+        threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout] + [lines.put(None)], daemon=True).start()
+        threading.Thread(target=lambda: [err_tail.append(ln) or err_tail.__delitem__(slice(0, -20))
+                                         for ln in proc.stderr], daemon=True).start()
+        current, t0, started = None, time.perf_counter(), time.perf_counter()
+        while todo:
+            left = timeout - (time.perf_counter() - started) if current else timeout * 2  # imports come first
+            try:
+                line = lines.get(timeout=max(1.0, left))
+            except queue.Empty:
+                proc.kill()
+                case = current or todo[0]
+                rows.append(_failed_row(case, "timeout", f"no result after {timeout} s", time.perf_counter() - t0))
+                todo.remove(case)
+                if on_row:
+                    on_row(rows[-1])
+                break
+            if line is None:  # the worker died
+                proc.wait()
+                case = current or todo[0]
+                rows.append(_failed_row(case, "crash", f"worker exited {proc.returncode}: "
+                                        f"{_last(''.join(err_tail))}", time.perf_counter() - t0))
+                todo.remove(case)
+                if on_row:
+                    on_row(rows[-1])
+                break
+            if line.startswith("@@START@@"):
+                current = next(c for c in todo if c.id == line[len("@@START@@"):].strip())
+                started = t0 = time.perf_counter()
+                if on_start:
+                    on_start(current)
+            elif line.startswith("@@ROW@@"):
+                rows.append(json.loads(line[len("@@ROW@@"):]))
+                todo = [c for c in todo if c.id != rows[-1]["id"]]
+                current = None
+                if on_row:
+                    on_row(rows[-1])
+        if proc.poll() is None and not todo:
+            proc.wait(timeout=60)
+        os.unlink(f.name)
+    return rows
+
+
 def run_in_subprocess(case: Case, corpus: str = CORPUS, timeout: int = 600) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), GLOG_v="3")
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(asdict(case)), "--corpus", corpus]
@@ -503,13 +582,14 @@ def main(argv=None) -> int:
     ap.add_argument("--fetch-only", action="store_true")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per model (default 600)")
     ap.add_argument("--list", action="store_true", help="print the corpus and exit")
-    ap.add_argument("--no-shortcut", action="store_true",
-                    help="run every model even after its module failed to import (by default later models of a "
-                         "module whose import failed get that row, marked 'not run again')")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-batch", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         _worker_main(a.worker, a.corpus)
+        return 0
+    if a.worker_batch:
+        _worker_batch(a.worker_batch, a.corpus)
         return 0
     cases = select(a.only)
     if a.list:
@@ -545,26 +625,20 @@ def main(argv=None) -> int:
         os.makedirs(os.path.dirname(conv_path), exist_ok=True)
         _write_atomic(conv_path, json.dumps(conversions, indent=1))
     failed = {c["package"]: c for c in conversions if not c["ok"]}
-    rows = []
-    import_failed = {}  # (stage, module) -> the first row that failed importing it: importing is deterministic
     bar = Progress(len(cases))
+    rows = {}
+    runnable = []
     for case in cases:
         pkg = case.module.split(".")[0]
         bad = next((failed[p] for p in DEPENDS.get(pkg, [pkg]) if p in failed), None)
-        same = import_failed.get(("import-torch", case.module)) or import_failed.get(("import-ms", case.module))
         if bad:
-            rows.append({"id": case.id, "builds": False, "passed": False, "stage": "convert",
-                         "error": f"{bad['package']}: {bad['error']}", "markers": None, "files": [],
-                         "first_divergence": None, "worst": None, "seconds": 0.0})
-        elif same and not a.no_shortcut:
-            rows.append({**same, "id": case.id, "seconds": 0.0, "first_divergence": None, "markers": None, "files": [],
-                         "error": f"{same['error']} [the same import as {same['id']}: not run again]"})
+            rows[case.id] = _failed_row(case, "convert", f"{bad['package']}: {bad['error']}", 0.0)
+            bar.finish(rows[case.id])
         else:
-            bar.start(case.id)
-            rows.append(run_in_subprocess(case, a.corpus, a.timeout))
-            if rows[-1]["stage"] in ("import-torch", "import-ms"):
-                import_failed[(rows[-1]["stage"], case.module)] = rows[-1]
-        bar.finish(rows[-1])
+            runnable.append(case)
+    for row in run_batch(runnable, a.corpus, a.timeout, on_start=lambda c: bar.start(c.id), on_row=bar.finish):
+        rows[row["id"]] = row
+    rows = [rows[c.id] for c in cases]
     total = time.perf_counter() - t0
     text = render(rows, conversions, versions, total)
     if a.out:

@@ -61,6 +61,17 @@ class FileContext:
                 out.add(node.value)  # __all__ = ["name"], getattr(mod, "name")
         return frozenset(out)
 
+    @functools.cached_property
+    def reexported(self) -> frozenset:
+        """Names other files import from this one: all of a package's ``__init__.py`` (``*``), else what the
+        project's sibling modules import from it."""
+        if Path(self.filename).name == "__init__.py":
+            return frozenset({"*"})
+        project, path = self.resolver.project, self.resolver.path
+        if project is None or path is None:
+            return frozenset()
+        return frozenset(project.imported_from(path))
+
     @property
     def converted(self) -> int:
         return sum(self.apis.values())

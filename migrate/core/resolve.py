@@ -453,6 +453,7 @@ class Project:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root.resolve() if root is not None else None
         self._cache: dict[Path, _ModuleInfo | None] = {}
+        self._imported: dict[Path, set[str]] | None = None
 
     def find(self, importer: Path, module: str, level: int) -> Path | None:
         """The file a ``from <level dots><module> import ...`` in ``importer`` refers to, if it is local."""
@@ -461,8 +462,10 @@ class Project:
             for _ in range(level - 1):
                 base = base.parent
             candidates = [base]
-        else:  # an absolute import of a local module: beside the importer, or under the project root
-            candidates = [base] + ([self.root] if self.root is not None and self.root != base else [])
+        else:  # an absolute import of a local module: beside the importer, under the project root, or of the
+            # package the root is (``from torchvision.models import x`` inside torchvision/)
+            candidates = [base] + ([r for r in (self.root, self.root.parent) if r != base]
+                                   if self.root is not None else [])
         parts = module.split(".") if module else []
         for c in candidates:
             target = c.joinpath(*parts) if parts else c
@@ -470,6 +473,24 @@ class Project:
                 if path is not None and path.is_file():
                     return path
         return None
+
+    def imported_from(self, path: Path) -> set[str]:
+        """The names other files of the project import from ``path`` (``from .utils import name``): what the
+        module re-exports. Every file is read once with ``ast``, on the first question."""
+        if self._imported is None:
+            self._imported = {}
+            for file in sorted(self.root.rglob("*.py")) if self.root is not None else []:
+                try:
+                    tree = ast.parse(file.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                    continue
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.ImportFrom) and (node.level or node.module):
+                        target = self.find(file, node.module or "", node.level)
+                        if target is not None and target.resolve() != file.resolve():
+                            names = self._imported.setdefault(target.resolve(), set())
+                            names.update(a.name for a in node.names)
+        return self._imported.get(path.resolve(), set())
 
     def exports(self, importer: Path, module: str, level: int) -> dict[str, Binding]:
         path = self.find(importer, module, level)

@@ -205,8 +205,8 @@ class Rewriter(cst.CSTTransformer):
         return cst.RemoveFromParent()
 
     def _reexports(self, torch_imports) -> tuple[list[cst.BaseStatement], dict]:
-        """``from torch.hub import load_state_dict_from_url`` in a module that never reads the name: it is there
-        for other modules to import. Removing it would break them, so the name is bound to what the table maps it
+        """``from torch.hub import load_state_dict_from_url`` in a module that never reads the name and that other
+        modules import it from (a package's ``__init__.py``, or a sibling's ``from .utils import ...``). Removing it would break them, so the name is bound to what the table maps it
         to (``load_state_dict_from_url = _msmigrate_load_state_dict_from_url``), or kept from torch with a marker
         when the table has no value for it. A MindSpore short name (``nn``) is never bound this way. Returns the
         bindings and, by id of the import node, the import reduced to the names kept from torch."""
@@ -216,8 +216,9 @@ class Rewriter(cst.CSTTransformer):
                 continue
             keep = []
             for alias, (local, q) in zip(node.names, _bound(node)):
-                if local in self.ctx.loaded_names or local in MS_OBJECTS:
-                    continue
+                if (local in self.ctx.loaded_names or local in MS_OBJECTS
+                        or not ({local, "*"} & self.ctx.reexported)):
+                    continue  # used here (converted where it is used), or a dead import
                 api = canonical(q)
                 value, reason = self._value_form(api, as_class=True)  # for subclassing and isinstance, too
                 if value is not None:
