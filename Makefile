@@ -20,11 +20,12 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VPY) examples/crack_unet/demo.py
 
+# two workers (the machine this is sized for has 2 cores); each test file stays on one worker (its fixtures once)
 test: setup
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
-	$(VPY) -m pytest -q -m "not slow"
+	$(VPY) -m pytest -q -n 2 --dist loadfile -m "not slow"
 
 docs: setup
 	$(VENV)/bin/msmigrate mappings --format md > docs/supported_apis.md

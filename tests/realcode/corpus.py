@@ -7,7 +7,9 @@
 """
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -46,8 +48,14 @@ def fetch(requirement: str) -> Path:
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                         requirement, "-d", tmp], check=True, capture_output=True, timeout=300)
         wheel = next(Path(tmp).glob("*.whl"))
+        unpacked = Path(tempfile.mkdtemp(dir=CORPUS, prefix=f".{name}."))
         with zipfile.ZipFile(wheel) as zf:
-            zf.extractall(CORPUS, [n for n in zf.namelist() if n.startswith(f"{name}/") and n.endswith(".py")])
+            zf.extractall(unpacked, [n for n in zf.namelist() if n.startswith(f"{name}/") and n.endswith(".py")])
+        try:  # atomic: test workers running side by side (pytest -n 2) never see half a package
+            os.rename(unpacked / name, target)
+        except OSError:  # another worker got there first
+            shutil.rmtree(unpacked / name, ignore_errors=True)
+        shutil.rmtree(unpacked, ignore_errors=True)
     return target
 
 
