@@ -4,6 +4,8 @@ Name resolution itself (scopes, imports, tensor-ness) lives in ``migrate.core.re
 """
 from __future__ import annotations
 
+import re
+
 from .core.cst_util import dotted
 
 __all__ = ["canonical", "dotted"]
@@ -11,12 +13,16 @@ __all__ = ["canonical", "dotted"]
 
 def canonical(qualname: str) -> str:
     """Fold torch's public re-export paths into the names the table uses."""
+    m = _NN_MODULES.match(qualname)
+    if m:  # torch.nn.modules[.batchnorm].BatchNorm2d: every layer class is re-exported as torch.nn.<Class>
+        return "torch.nn." + m.group(1)
     for long, short in _CANONICAL:
         if qualname.startswith(long):
             return short + qualname[len(long):]
     return qualname
 
 
+_NN_MODULES = re.compile(r"torch\.nn\.modules\.(?:[a-z_]+\.)?([A-Z]\w*)$")
 _CANONICAL = (
     ("torch.nn.modules.module.", "torch.nn."),
     ("torch.nn.modules.conv.", "torch.nn."),

@@ -25,6 +25,7 @@ deriving from a sibling's ``nn.Module`` subclass is a module too.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,9 @@ _TORCH_NON_TENSOR = ("torch.is_tensor", "torch.is_floating_point", "torch.is_com
                      "torch.typename", "torch.finfo", "torch.iinfo", "torch.accelerator.")
 
 
+_DEVICE_STRING = re.compile(r"(cuda|cpu|mps|xpu|npu|meta)(:\d+)?$")
+
+
 @dataclass
 class Binding:
     """What a name stands for in the scope that binds it."""
@@ -72,6 +76,7 @@ class Binding:
     is_global: bool = False  # `global name` in a function: look it up in the module scope
     element: str = UNKNOWN  # for a list / tuple: the tensor-ness of its items (``feats.append(self.a(x))``)
     element_seen: bool = False  # an item was appended already
+    device: bool = False  # the value is a device: torch.device(...), "cuda" / "cpu:0", or a name holding one
 
 
 @dataclass
@@ -221,6 +226,8 @@ class Resolver:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
             return Binding(tensor=NO, module=True)
+        if self.is_device(node):
+            return Binding(tensor=NO, device=True)
         if isinstance(node, (cst.IfExp, cst.BooleanOperation)):
             sides = [node.body, node.orelse] if isinstance(node, cst.IfExp) else [node.left, node.right]
             values = [self.value(v) for v in sides if not (isinstance(v, cst.Name) and v.value == "None")]
@@ -234,6 +241,21 @@ class Resolver:
             items = {self.tensor(el.value) for el in node.elements if not isinstance(el, cst.StarredElement)}
             return Binding(tensor=NO, element=YES if items == {YES} else (NO if items == {NO} else UNKNOWN))
         return Binding(tensor=self.tensor(node))
+
+    def is_device(self, node: cst.BaseExpression | None) -> bool:
+        """``torch.device(...)``, a device string (``"cuda"``, ``"cpu:0"``), a conditional of those, or a name
+        bound to one (``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")``)."""
+        if isinstance(node, cst.Call):
+            return self.qualify(node.func) == "torch.device"
+        if isinstance(node, cst.SimpleString):
+            value = node.evaluated_value
+            return isinstance(value, str) and _DEVICE_STRING.match(value) is not None
+        if isinstance(node, cst.IfExp):
+            return self.is_device(node.body) and self.is_device(node.orelse)
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            return b is not None and b.device
+        return False
 
     def element(self, node: cst.BaseExpression) -> str:
         """The tensor-ness of the items of ``node`` (a list or tuple name, a tensor)."""
@@ -272,6 +294,8 @@ class Resolver:
         if isinstance(node, cst.Attribute):
             b = self._self_attr(node)
             return b is not None and b.module
+        if isinstance(node, cst.Call):  # ``Net().to(device)``
+            return self.is_module_class(node.func)
         return False
 
     def _self_attr(self, node: cst.Attribute) -> Binding | None:

@@ -84,6 +84,15 @@ def layernorm(call) -> None:
         call.bound.pop(flag, None)
 
 
+def module_to(call) -> None:
+    """``model.to(device)`` / ``.cuda()``: MindSpore places a Cell's parameters on the device target itself, so a
+    device argument goes and the call is the module. Casting a module's parameters (``.to(torch.float64)``) is not
+    converted."""
+    to_device_or_dtype(call)
+    if code(call.replacement) != code(call.receiver):
+        raise Unsupported("casting a module's parameters to another dtype is not converted")
+
+
 def dim_or_other(call) -> None:
     """``torch.max(x, 1)`` reduces over a dim; ``torch.max(x, y)`` is elementwise. Decide from the literal."""
     if "dim" not in call.bound:
@@ -108,7 +117,8 @@ def to_device_or_dtype(call) -> None:
         src = code(value)
         if (src.startswith("ms.") and src[3:] in _DTYPES) or _names_a_dtype(value):
             dtypes.append(src)
-        elif isinstance(value, (cst_strings())) or "device" in src.lower() or src.startswith("torch.device"):
+        elif (isinstance(value, (cst_strings())) or "device" in src.lower() or src.startswith("torch.device")
+              or call.is_device(value)):
             continue
         elif src in ("True", "False"):  # non_blocking / copy
             continue
@@ -191,7 +201,7 @@ def ddof(call) -> None:
         raise Unsupported("unbiased must be a literal True/False")
 
 
-RULES = {f.__name__: f for f in (conv_padding, pool_padding, batchnorm, layernorm, dim_or_other,
+RULES = {f.__name__: f for f in (conv_padding, pool_padding, batchnorm, layernorm, dim_or_other, module_to,
                                   to_device_or_dtype, size_varargs, interpolate, ddof)}
 
 

@@ -98,7 +98,18 @@ class Table:
 
     def __post_init__(self) -> None:
         self.by_torch = {e.torch: e for e in self.entries if e.kind != "method"}
-        self.methods = {e.method_name: e for e in self.entries if e.kind == "method"}
+        # by method name; where torch.nn.Module and torch.Tensor share a name (``to``), ``methods`` holds the
+        # Tensor entry and ``module_methods`` the Module one (the rewriter picks by the receiver's evidence)
+        self.methods: dict[str, Entry] = {}
+        self.module_methods: dict[str, Entry] = {}
+        for e in self.entries:
+            if e.kind != "method":
+                continue
+            if e.torch.startswith("Module."):
+                self.module_methods[e.method_name] = e
+                self.methods.setdefault(e.method_name, e)
+            else:
+                self.methods[e.method_name] = e
 
     def lookup(self, qualname: str) -> Entry | None:
         return self.by_torch.get(qualname)

@@ -31,6 +31,8 @@ class Call:
         self.kwargs: list[cst.Arg] = []  # `**mapping` arguments, for entries whose rule reads them (entry.kwargs)
         self.origin: dict[str, cst.Arg] = {}  # name -> the original Arg node (for its comma/whitespace)
         self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
+        # whether an argument is a device value (the rewriter sets the resolver's judgement; rules ask it)
+        self.is_device = lambda node: False
         if "*" in entry.unsupported:
             raise Unsupported(entry.unsupported["*"])
         self._bind()

@@ -380,7 +380,7 @@ class Rewriter(cst.CSTTransformer):
         is_module = self.resolver.is_module_value(recv) or (
             isinstance(recv, cst.Name) and getattr(self.resolver.lookup(recv.value), "module", False))
         receiver = self.resolver.tensor(recv)
-        entry = self.table.methods.get(name)
+        entry = (self.table.module_methods.get(name) if is_module else None) or self.table.methods.get(name)
         if entry is not None and entry.torch.startswith("Module.") != is_module and (
                 is_module or receiver != UNKNOWN):
             entry = None  # a Module method on a tensor, a Tensor method on a module
@@ -406,7 +406,9 @@ class Rewriter(cst.CSTTransformer):
                 if rebind:
                     self._rebinds[id(original)] = updated.func.value
             else:
-                new = Call(updated, entry, receiver=updated.func.value).convert()
+                call = Call(updated, entry, receiver=updated.func.value)
+                call.is_device = self._is_device
+                new = call.convert()
         except Unsupported as exc:
             if not (isinstance(exc, Misfit) and receiver != YES):
                 self._fail(api, str(exc), original, torch_rooted=False)
@@ -434,6 +436,11 @@ class Rewriter(cst.CSTTransformer):
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
+
+    def _is_device(self, node) -> bool:
+        """A device value by the resolver's evidence; a converted ``torch.device(...)`` reads ``str(...)``."""
+        return self.resolver.is_device(node) or (isinstance(node, cst.Call) and code(node.func) == "str"
+                                                 and self.resolver.is_device(node.args[0].value if node.args else None))
 
     # -- parameters by attribute -----------------------------------------------------------------------
     def _narrow(self, node: cst.If) -> None:

@@ -127,3 +127,44 @@ def test_parameters_by_attribute_in_isinstance_branches():
         if k == "c.bias":  # random (not set by the loop)
             continue
         np.testing.assert_array_equal(np.asarray(got[k]), v.numpy(), err_msg=k)
+
+
+DEVICES = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    gpu = "cpu"
+    net = Net().to(device)
+    net.to(gpu)
+    net = net.cpu()
+    net.to(device=device)
+    x = torch.ones(2, 4).to(device)
+    out = net(x.to(gpu))
+""")
+
+
+def test_device_placement_of_modules_and_tensors():
+    """torch.device values, device strings and names bound to them: dropped where MindSpore places cells and
+    tensors itself, on modules (Module.to / cuda / cpu) and tensors alike; the result computes what torch's does."""
+    from migrate.weights import torch_to_mindspore
+
+    out = convert_source(DEVICES, "train.py")
+    assert not out.unsupported, out.unsupported
+    assert ".to(" not in out.code and ".cpu()" not in out.code
+    assert convert_source(DEVICES.replace("net.cpu()", "net.cuda()"), "t.py").code.count(".cuda(") == 0
+    tns, mns = {}, {}
+    torch_src = DEVICES.replace("out = net(x.to(gpu))", "")
+    exec(compile(torch_src, "t.py", "exec"), tns)
+    ms_src = out.code.replace("out = net(x)", "")
+    exec(compile(ms_src, "m.py", "exec"), mns)
+    torch_to_mindspore(tns["net"].state_dict(), mns["net"])
+    np.testing.assert_allclose(mns["net"](mns["x"]).asnumpy(), tns["net"](tns["x"]).detach().numpy(), rtol=1e-6)
