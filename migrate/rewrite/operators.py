@@ -9,6 +9,14 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   ``ops.bitwise_right_shift``.
 * ``2 & x`` / ``2 | x`` / ``2 ^ x`` (a number on the left) raise TypeError: the operands are swapped (the
   operations commute, the result dtype is the same).
+* a torch module is in training mode once built, a MindSpore Cell in inference mode: a class whose base is
+  ``nn.Cell`` (a converted ``nn.Module``) gets ``self.set_train(True)`` right after its ``super().__init__()``
+  call. Placed there, it sets the class's own ``training`` flag only (no child Cell exists yet), as torch's
+  ``Module.__init__`` does: a child built later keeps the mode it is given (``self.backbone.eval()`` in
+  ``__init__`` stays eval), children set their own (user Cells by the same line, BatchNorm/Dropout by the table's
+  ``train_mode``), and ``.eval()`` / ``set_train(False)`` later switch the whole tree. A class whose base is
+  another user Cell inherits it through that base's ``__init__`` (or gets the line after ``nn.Cell.__init__(self)``
+  when it calls that directly).
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
 
@@ -40,7 +48,8 @@ _OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]")
 
 def applies(source: str) -> bool:
     """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
-    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source)
+                                  or "Module" in source)
 
 
 def _code(node) -> str:
@@ -147,6 +156,19 @@ class _Operators(cst.CSTTransformer):
         return cst.Assign(targets=[cst.AssignTarget(target=target)],
                           value=_shift(AUG_SHIFTS[op], sym, target, updated.value))
 
+    def leave_ClassDef(self, original, updated):
+        if not updated.bases or not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        body = list(updated.body.body)
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+                new = _train_after_super_init(stmt, any(_code(b.value) in CELL_BASES for b in updated.bases))
+                if new is not stmt:
+                    self._count("module mode at construction")
+                    body[i] = new
+                    return updated.with_changes(body=updated.body.with_changes(body=body))
+        return updated
+
     def leave_AssignTarget(self, original, updated):
         t = updated.target
         if (isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
@@ -155,6 +177,41 @@ class _Operators(cst.CSTTransformer):
             self._count("p.data[...] =")
             return updated.with_changes(target=t.with_changes(value=t.value.value))
         return updated
+
+
+CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
+TRAIN_LINE = "{self}.set_train(True)  # torch modules start in training mode\n"
+
+
+def _is_super_init(stmt, self_name: str, cell_base: bool) -> bool:
+    """``nn.Cell.__init__(self, ...)``, or ``super().__init__(...)`` / ``super(Net, self).__init__(...)`` in a class
+    whose base is ``nn.Cell`` (a class built on a user Cell gets the mode from that base's ``__init__``; setting it
+    again after that base built its children would undo a child's ``.eval()`` there)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    call = stmt.body[0].value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__"):
+        return False
+    owner = call.func.value
+    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+        return cell_base
+    return _code(owner) in CELL_BASES and bool(call.args) and _code(call.args[0].value) == self_name
+
+
+def _train_after_super_init(fn: cst.FunctionDef, cell_base: bool) -> cst.FunctionDef:
+    params = fn.params.params
+    if not params or not isinstance(fn.body, cst.IndentedBlock):
+        return fn
+    self_name = params[0].name.value
+    body = list(fn.body.body)
+    line = TRAIN_LINE.format(self=self_name)
+    for i, stmt in enumerate(body):
+        if _is_super_init(stmt, self_name, cell_base):
+            if i + 1 < len(body) and _code(body[i + 1]).strip().startswith(f"{self_name}.set_train("):
+                return fn  # converted before (or the code sets the mode itself right there)
+            body.insert(i + 1, cst.parse_statement(line))
+            return fn.with_changes(body=fn.body.with_changes(body=body))
+    return fn
 
 
 def _after_imports(body) -> int:
