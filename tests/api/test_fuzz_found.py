@@ -288,3 +288,11 @@ def test_user_cell_mode_check_can_fail():
         assert run_example(ex, copy_weights(ex)).kind == "value"
     finally:
         engine._convert = original
+
+
+@pytest.mark.parametrize("expr", ["x.t()", "x.permute(1, 0)", "x.transpose(0, 1)", "x[:, ::2]", "x", "x.t().contiguous()"])
+def test_is_contiguous_of_views(expr):
+    """The fuzzer's Tensor.is_contiguous finding is its own harness (torch got a view, MindSpore a contiguous copy):
+    on MindSpore's own views the converted call answers as torch does."""
+    run_case(Case("Tensor.is_contiguous", f"{HEADER}# @run\nout = {expr}.is_contiguous()\n",
+                  inputs={"x": rng_array(3, 4)}, id=expr))
