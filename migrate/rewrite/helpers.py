@@ -34,6 +34,8 @@ def _msm_promote(tensors):
     "_msm_pow": '''
 def _msm_pow(base, exponent):
     """pow as in PyTorch: an integer 0 ** negative is 0 (MindSpore's Pow kernel gives the dtype's minimum)."""
+    if not (ops.is_tensor(base) or ops.is_tensor(exponent)):
+        return base ** exponent
     out = ops.pow(base, exponent)
     if ops.is_tensor(out) and out.dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
         b = base if ops.is_tensor(base) else ms.Tensor(base, out.dtype)
@@ -77,6 +79,7 @@ def _helper_apis() -> set[str]:
 
 
 _APIS: set[str] | None = None
+PASS_USES = ("operator **", "operator **= on a shared tensor")  # what the operators pass writes with a helper
 
 
 def used_apis(rewriter) -> bool:
@@ -84,7 +87,7 @@ def used_apis(rewriter) -> bool:
     global _APIS
     if _APIS is None:
         _APIS = _helper_apis()
-    return any(rewriter.apis.get(api) for api in _APIS)
+    return any(rewriter.apis.get(api) for api in _APIS) or any(rewriter.apis.get(op) for op in PASS_USES)
 
 
 def may_need(source: str) -> bool:

@@ -17,6 +17,13 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   ``train_mode``), and ``.eval()`` / ``set_train(False)`` later switch the whole tree. A class whose base is
   another user Cell inherits it through that base's ``__init__`` (or gets the line after ``nn.Cell.__init__(self)``
   when it calls that directly).
+* ``x += v`` (any arithmetic or bitwise augmented assignment) updates a torch tensor in place: every alias of ``x``
+  sees the change and ``x`` keeps its dtype; on a MindSpore tensor it binds a new tensor (the alias keeps the old
+  values, the dtype promotes; measured). Where an alias can exist (``x`` is a parameter of the function, so the
+  caller holds it, or the scope assigns ``y = x`` / ``x = y``) the statement becomes
+  ``if ops.is_tensor(x): x.copy_(x + v)`` ``else: x += v`` (Python's own operator for numbers and lists). Other
+  ``+=`` are left as written: no alias sees the difference. CAVEAT: an alias made through a container or an
+  attribute (``lst.append(x)``, ``self.buf = x``) is not seen.
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
 
@@ -43,7 +50,7 @@ AUG_SHIFTS = {cst.LeftShiftAssign: "ops.bitwise_left_shift", cst.RightShiftAssig
 COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
-_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]")
+_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**")
 
 
 def applies(source: str) -> bool:
@@ -113,6 +120,43 @@ class _Operators(cst.CSTTransformer):
         self.ctx = ctx
         self.changed = 0
         self._fallbacks: set[int] = set()  # `else a << b` branches this pass wrote (converting again adds nothing)
+        self._aliased: list[set[str]] = []  # per scope: names whose tensor another name may share
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._aliased.append(_alias_names(node.body))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params,
+                                         *node.params.kwonly_params)]
+        self._aliased.append(set(params) | _alias_names(node.body.body if isinstance(node.body, cst.IndentedBlock)
+                                                         else ()))
+
+    def leave_FunctionDef(self, original, updated):
+        self._aliased.pop()
+        return self._leave_function(original, updated)
+
+    def visit_If(self, node: cst.If) -> None:
+        if _code(node.test).startswith("ops.is_tensor(") and node.orelse is not None:
+            for stmt in node.orelse.body.body:
+                self._fallbacks.add(id(stmt))
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if id(original) in self._fallbacks or len(updated.body) != 1 or not isinstance(updated.body[0], cst.AugAssign):
+            return updated
+        aug = updated.body[0]
+        sym = INPLACE_OPS.get(type(aug.operator))
+        if sym is None or not isinstance(aug.target, cst.Name) or not self._aliased or \
+                aug.target.value not in self._aliased[-1]:
+            return updated
+        x, v = aug.target.value, _code(aug.value)
+        if not (_simple(aug.value) or _is_literal(aug.value) or isinstance(aug.value, (cst.Call, cst.Subscript))):
+            v = f"({v})"
+        self._count(f"{sym}= on a shared tensor")
+        value = f"_msm_pow({x}, {_code(aug.value)})" if sym == "**" and _pow_needs_helper(aug.target, aug.value) \
+            else f"{x} {sym} {v}"
+        stmt = emit.statement(f"if ops.is_tensor({x}):\n    {x}.copy_({value})  # in place as in torch: "
+                              f"aliases of {x} see the change\nelse:\n    {_code(updated.with_changes(leading_lines=[])).strip()}\n")
+        return stmt.with_changes(leading_lines=updated.leading_lines)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if "ops.is_tensor(" in _code(node.test):
@@ -141,6 +185,9 @@ class _Operators(cst.CSTTransformer):
                 return updated
             self._count("<<" if op is cst.LeftShift else ">>")
             return _shift(SHIFTS[op], "<<" if op is cst.LeftShift else ">>", updated.left, updated.right)
+        if op is cst.Power and _pow_needs_helper(updated.left, updated.right):
+            self._count("**")
+            return _expr(f"_msm_pow({_code(updated.left)}, {_code(updated.right)})")
         if isinstance(updated.operator, COMMUTING) and _is_literal(updated.left) and not _is_literal(updated.right):
             self._count(_code(updated.operator).strip())
             return updated.with_changes(left=updated.right, right=updated.left)
@@ -155,6 +202,9 @@ class _Operators(cst.CSTTransformer):
         self._count(sym + "=")
         return cst.Assign(targets=[cst.AssignTarget(target=target)],
                           value=_shift(AUG_SHIFTS[op], sym, target, updated.value))
+
+    def _leave_function(self, original, updated):
+        return updated
 
     def leave_ClassDef(self, original, updated):
         if not updated.bases or not isinstance(updated.body, cst.IndentedBlock):
@@ -177,6 +227,43 @@ class _Operators(cst.CSTTransformer):
             self._count("p.data[...] =")
             return updated.with_changes(target=t.with_changes(value=t.value.value))
         return updated
+
+
+INPLACE_OPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
+               cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.BitAndAssign: "&",
+               cst.BitOrAssign: "|", cst.BitXorAssign: "^"}
+
+
+def _pow_needs_helper(base, exponent) -> bool:
+    """``a ** b`` differs on MindSpore integer tensors only for a 0 base and a negative exponent (torch: 0,
+    MindSpore: the dtype's minimum): a literal exponent (a negative one on an integer tensor raises in torch) or a
+    non-zero literal base cannot give that."""
+    if _is_literal(exponent) or (_is_literal(base) and _code(base).strip() not in ("0", "False")):
+        return False
+    return not isinstance(exponent, (cst.SimpleString, cst.List, cst.Tuple))
+
+
+def _alias_names(body) -> set[str]:
+    """Both names of every ``a = b`` in ``body`` (nested blocks included, nested functions and classes not)."""
+    out: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            return False
+
+        def visit_Assign(self, node):
+            if isinstance(node.value, cst.Name):
+                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+                if names:
+                    out.update(names)
+                    out.add(node.value.value)
+
+    for stmt in body:
+        stmt.visit(_V())
+    return out
 
 
 CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}

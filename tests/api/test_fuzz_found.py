@@ -116,6 +116,23 @@ CASES = [
          inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([0, 5, 3], dtype="int32")}, id="l1 int32 sum"),
     Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y)\n",
          inputs={"x": rng_array(2, 3), "y": rng_array(2, 3, seed=1)}, id="l1 float mean"),
+    # x ** y and x **= y on integer tensors: the operator form of the same 0 ** negative
+    Case("operator **", f"{HEADER}# @run\nout = x ** y\n",
+         inputs={"x": np.array([0, 2, 0], dtype="int64"), "y": np.array([-1, 2, 3], dtype="int64")}, id="x ** y int"),
+    Case("operator **", f"{HEADER}# @run\nn = 3\nout = (x ** 2, 2 ** n, x ** n)\n",
+         inputs={"x": np.array([1.5, -2.0], dtype="float32")}, id="** literals and numbers"),
+    # x += v with an alias: torch changes the alias too, MindSpore's += bound a new tensor (alias kept old values)
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nalias = x\nx += y\nout = (x, alias)\n",
+         inputs={"x": rng_array(2, 3), "y": rng_array(3, seed=1)}, id="alias += tensor"),
+    Case("operator *= on a shared tensor", f"{HEADER}# @run\ndef scale(t, s):\n    t *= s\n    return t\nout = (scale(x, 2.0), x)\n",
+         inputs={"x": rng_array(2, 3)}, id="parameter *= (the caller's tensor)"),
+    Case("operator **= on a shared tensor", f"{HEADER}# @run\nalias = x\nx **= y\nout = alias\n",
+         inputs={"x": np.array([0, 2], dtype="int64"), "y": np.array([-1, 3], dtype="int64")}, id="alias **= int"),
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nalias = x\nx += y\nout = alias\n",
+         inputs={"x": np.array([1.0, 2.0], dtype="float32"), "y": np.array([0.5, 0.25], dtype="float64")},
+         id="alias += keeps the dtype"),
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nn = 0\nm = n\nm += 1\nl = [1]\nk = l\nk += [2]\nout = (n, m, l)\n",
+         inputs={}, id="+= on numbers and lists stays Python's"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),

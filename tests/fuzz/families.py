@@ -55,6 +55,10 @@ def inplace_ops(draw) -> Example:
         other = draw(st.sampled_from(SCALARS))
     else:
         other = ctx.tensor(draw(broadcast_of(shape)))
+    if draw(st.booleans()):  # an alias made before: torch's in-place operator changes it too
+        run = f"alias = {x}\n{x} {op} {other}\nout = {x}\n"
+        return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run,
+                       names=("out", "alias"))
     run = f"{x} {op} {other}\nout = {x}\n"
     return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run)
 
