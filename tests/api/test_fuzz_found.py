@@ -114,6 +114,12 @@ CASES = [
     # l1_loss(reduction='sum') of int32: int64 in torch, int32 in MindSpore
     Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
          inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([0, 5, 3], dtype="int32")}, id="l1 int32 sum"),
+    Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
+         inputs={"x": np.array(4, dtype="int32"), "y": np.array(-0.264, dtype="float16")}, id="l1 int32-float16 sum"),
+    Case("torch.nn.Module.__init__", f"{HEADER}class Twice(nn.Module):\n    def __init__(self):\n"
+         f"        nn.Module.__init__(self)\n        self.k = 2\n\n    def forward(self, x):\n"
+         f"        return x * self.k * (3 if self.training else 1)\n\n# @run\nout = Twice()(x)\n",
+         inputs={"x": rng_array(2, 3)}, id="nn.Module.__init__(self), training at construction"),
     Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y)\n",
          inputs={"x": rng_array(2, 3), "y": rng_array(2, 3, seed=1)}, id="l1 float mean"),
     # x ** y and x **= y on integer tensors: the operator form of the same 0 ** negative
