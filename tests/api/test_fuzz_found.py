@@ -111,6 +111,9 @@ CASES = [
                  "y": np.array([[-0.3, 0.01], [3.0, -1.0]], dtype="float32")}, id="cosine small norm"),
     Case("torch.cosine_similarity", f"{HEADER}# @run\nout = torch.cosine_similarity(x, y, dim=1)\n",
          inputs={"x": rng_array(3, 1, 4), "y": rng_array(3, 5, 4, seed=1)}, id="cosine broadcast along dim"),
+    Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y)\n",
+         inputs={"x": np.array(3, dtype="int32"), "y": np.array([[0.5], [-2.0]], dtype="float16")},
+         id="cosine int32 with float16 is float16"),
     # l1_loss(reduction='sum') of int32: int64 in torch, int32 in MindSpore
     Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
          inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([0, 5, 3], dtype="int32")}, id="l1 int32 sum"),
