@@ -114,6 +114,11 @@ CASES = [
     Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y)\n",
          inputs={"x": np.array(3, dtype="int32"), "y": np.array([[0.5], [-2.0]], dtype="float16")},
          id="cosine int32 with float16 is float16"),
+    # vdot of int32: int32 in torch, int64 in MindSpore's sum
+    Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n",
+         inputs={"x": np.array([1, -2, 3, 4], dtype="int32"), "y": np.array([5, 6, -7, 8], dtype="int32")}, id="vdot int32"),
+    Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n", inputs={"x": rng_array(4), "y": rng_array(4, seed=1)},
+         id="vdot float32"),
     # l1_loss(reduction='sum') of int32: int64 in torch, int32 in MindSpore
     Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
          inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([0, 5, 3], dtype="int32")}, id="l1 int32 sum"),
