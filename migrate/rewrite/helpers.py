@@ -54,6 +54,13 @@ def _msm_cosine_similarity(x1, x2, dim=1, eps=1e-8):
     n2 = ops.clamp(ops.sqrt(ops.sum(x2 * x2, dim, keepdim=True)), min=eps).astype(dt)
     return ops.sum((x1 / n1) * (x2 / n2), dim).astype(dt)
 ''',
+    "_msm_ihfft": '''
+def _msm_ihfft(input, n=None, dim=-1, norm=None):
+    """ihfft as in PyTorch: conj(rfft) with the scaling swapped (MindSpore's ihfft returns the conjugate for some
+    inputs, measured)."""
+    swap = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
+    return ops.conj(ops.rfft(input, n, dim, swap))
+''',
     "_msm_l1_loss": '''
 def _msm_l1_loss(input, target, reduction="mean"):
     """l1_loss as in PyTorch: reduction='sum' of integer inputs sums in int64 (MindSpore keeps int32)."""

@@ -114,6 +114,13 @@ CASES = [
     Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y)\n",
          inputs={"x": np.array(3, dtype="int32"), "y": np.array([[0.5], [-2.0]], dtype="float16")},
          id="cosine int32 with float16 is float16"),
+    # ihfft: MindSpore's kernel returned the conjugate for some inputs
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, dim=-1)\n",
+         inputs={"x": np.array([9.0, 1.0, -7.0], dtype="float64")}, id="ihfft conjugate"),
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, 4, norm='ortho')\n",
+         inputs={"x": rng_array(2, 5)}, id="ihfft n norm"),
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, norm='forward')\n",
+         inputs={"x": rng_array(3)}, id="ihfft forward"),
     # vdot of int32: int32 in torch, int64 in MindSpore's sum
     Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n",
          inputs={"x": np.array([1, -2, 3, 4], dtype="int32"), "y": np.array([5, 6, -7, 8], dtype="int32")}, id="vdot int32"),
