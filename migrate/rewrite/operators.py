@@ -11,7 +11,7 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   operations commute, the result dtype is the same).
 * a torch module is in training mode once built, a MindSpore Cell in inference mode: a class whose base is
   ``nn.Cell`` (a converted ``nn.Module``) gets ``self.set_train(True)`` right after its ``super().__init__()``
-  call. Placed there, it sets the class's own ``training`` flag only (no child Cell exists yet), as torch's
+  call, on the same line (``super().__init__(); self.set_train(True)``: the file keeps torch's line numbers). Placed there, it sets the class's own ``training`` flag only (no child Cell exists yet), as torch's
   ``Module.__init__`` does: a child built later keeps the mode it is given (``self.backbone.eval()`` in
   ``__init__`` stays eval), children set their own (user Cells by the same line, BatchNorm/Dropout by the table's
   ``train_mode``), and ``.eval()`` / ``set_train(False)`` later switch the whole tree. A class whose base is
@@ -125,11 +125,12 @@ class _Operators(cst.CSTTransformer):
     def visit_Module(self, node: cst.Module) -> None:
         self._aliased.append(_alias_names(node.body))
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params,
                                          *node.params.kwonly_params)]
         self._aliased.append(set(params) | _alias_names(node.body.body if isinstance(node.body, cst.IndentedBlock)
                                                          else ()))
+        return not node.name.value.startswith("_msm_")  # a helper this pass's output defines (converting again)
 
     def leave_FunctionDef(self, original, updated):
         self._aliased.pop()
@@ -147,6 +148,8 @@ class _Operators(cst.CSTTransformer):
         sym = INPLACE_OPS.get(type(aug.operator))
         if sym is None or not isinstance(aug.target, cst.Name) or not self._aliased or \
                 aug.target.value not in self._aliased[-1]:
+            return updated
+        if isinstance(aug.value, NOT_TENSORS):  # path += ".ckpt", names += ["a"]: never a tensor
             return updated
         x, v = aug.target.value, _code(aug.value)
         if not (_simple(aug.value) or _is_literal(aug.value) or isinstance(aug.value, (cst.Call, cst.Subscript))):
@@ -207,7 +210,7 @@ class _Operators(cst.CSTTransformer):
         return updated
 
     def leave_ClassDef(self, original, updated):
-        if not updated.bases or not isinstance(updated.body, cst.IndentedBlock):
+        if not updated.bases or not isinstance(updated.body, cst.IndentedBlock) or _msmigrate_class(updated):
             return updated
         body = list(updated.body.body)
         for i, stmt in enumerate(body):
@@ -232,6 +235,10 @@ class _Operators(cst.CSTTransformer):
 INPLACE_OPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
                cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.BitAndAssign: "&",
                cst.BitOrAssign: "|", cst.BitXorAssign: "^"}
+
+
+NOT_TENSORS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set,
+               cst.ListComp, cst.DictComp, cst.SetComp)
 
 
 def _pow_needs_helper(base, exponent) -> bool:
@@ -267,15 +274,25 @@ def _alias_names(body) -> set[str]:
 
 
 CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
-TRAIN_LINE = "{self}.set_train(True)  # torch modules start in training mode\n"
+
+
+def _msmigrate_class(node: cst.ClassDef) -> bool:
+    """A class msmigrate writes itself (a helper such as ``_MsmigrateConvTranspose2d``, the training pass's
+    ``CrossEntropyLoss``): its mode does not depend on construction."""
+    if node.name.value.startswith(("_Msmigrate", "_msm")):
+        return True
+    doc = node.get_docstring()
+    return bool(doc) and "written by msmigrate" in doc
 
 
 def _is_super_init(stmt, self_name: str, cell_base: bool) -> bool:
     """``nn.Cell.__init__(self, ...)``, or ``super().__init__(...)`` / ``super(Net, self).__init__(...)`` in a class
     whose base is ``nn.Cell`` (a class built on a user Cell gets the mode from that base's ``__init__``; setting it
     again after that base built its children would undo a child's ``.eval()`` there)."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+    if not (isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Expr)):
         return False
+    if any(_code(s).strip().startswith(f"{self_name}.set_train(") for s in stmt.body[1:]):
+        return False  # converted before: super().__init__(); self.set_train(True)
     call = stmt.body[0].value
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__"):
         return False
@@ -291,12 +308,16 @@ def _train_after_super_init(fn: cst.FunctionDef, cell_base: bool) -> cst.Functio
         return fn
     self_name = params[0].name.value
     body = list(fn.body.body)
-    line = TRAIN_LINE.format(self=self_name)
     for i, stmt in enumerate(body):
         if _is_super_init(stmt, self_name, cell_base):
             if i + 1 < len(body) and _code(body[i + 1]).strip().startswith(f"{self_name}.set_train("):
-                return fn  # converted before (or the code sets the mode itself right there)
-            body.insert(i + 1, cst.parse_statement(line))
+                return fn  # the code sets the mode itself right there
+            # on the same line: the converted file keeps the torch file's line numbers
+            train = cst.parse_statement(f"{self_name}.set_train(True)\n").body[0]
+            comment = stmt.trailing_whitespace.comment
+            body[i] = stmt.with_changes(body=[*stmt.body, train], trailing_whitespace=cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  "),
+                comment=comment or cst.Comment("# torch modules start in training mode")))
             return fn.with_changes(body=fn.body.with_changes(body=body))
     return fn
 

@@ -305,7 +305,7 @@ def test_user_cell_mode_at_construction(ctor, run):
     """Issue 16 item 3: `self.set_train(True)` right after the converted super().__init__() (torch's Module.__init__
     sets training=True on the module itself, before any child exists)."""
     ex = _user_example(ctor, run)
-    assert "super().__init__()\n        self.set_train(True)" in converted(ex)
+    assert "super().__init__(); self.set_train(True)" in converted(ex)
     outcome = run_example(ex, copy_weights(ex))
     assert outcome.kind == "match", (outcome, converted(ex))
 
