@@ -121,6 +121,10 @@ CASES = [
          inputs={"x": rng_array(2, 5)}, id="ihfft n norm"),
     Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, norm='forward')\n",
          inputs={"x": rng_array(3)}, id="ihfft forward"),
+    # corrcoef of a constant row: nan in torch (0 / 0); MindSpore's clip turned the nan into -1
+    Case("Tensor.corrcoef", f"{HEADER}# @run\nout = x.corrcoef()\n",
+         inputs={"x": np.array([[1.0, 1.0], [2.0, 3.0], [0.0, 5.0]], dtype="float32")}, id="corrcoef constant row"),
+    Case("Tensor.corrcoef", f"{HEADER}# @run\nout = x.corrcoef()\n", inputs={"x": rng_array(3, 5)}, id="corrcoef"),
     # vdot of int32: int32 in torch, int64 in MindSpore's sum
     Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n",
          inputs={"x": np.array([1, -2, 3, 4], dtype="int32"), "y": np.array([5, 6, -7, 8], dtype="int32")}, id="vdot int32"),
