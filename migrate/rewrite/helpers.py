@@ -31,6 +31,45 @@ def _msm_promote(tensors):
         to = ms.int16
     return [t.astype(to) for t in tensors]
 ''',
+    "_msm_pow": '''
+def _msm_pow(base, exponent):
+    """pow as in PyTorch: an integer 0 ** negative is 0 (MindSpore's Pow kernel gives the dtype's minimum)."""
+    if not (ops.is_tensor(base) or ops.is_tensor(exponent)):
+        return base ** exponent
+    out = ops.pow(base, exponent)
+    if ops.is_tensor(out) and out.dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
+        b = base if ops.is_tensor(base) else ms.Tensor(base, out.dtype)
+        e = exponent if ops.is_tensor(exponent) else ms.Tensor(exponent, out.dtype)
+        out = ops.where(ops.logical_and(b == 0, e < 0), ops.zeros_like(out), out)
+    return out
+''',
+    "_msm_cosine_similarity": '''
+def _msm_cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """cosine_similarity as in PyTorch: each input is divided by max(its norm, eps) (MindSpore divides the product
+    by max(the product of the norms, eps)); the inputs broadcast first."""
+    both = x1 * x2
+    dt = both.dtype  # torch's promoted dtype (int32 with float16 is float16)
+    x1, x2 = ops.broadcast_to(x1.astype(dt), both.shape), ops.broadcast_to(x2.astype(dt), both.shape)
+    n1 = ops.clamp(ops.sqrt(ops.sum(x1 * x1, dim, keepdim=True)), min=eps).astype(dt)
+    n2 = ops.clamp(ops.sqrt(ops.sum(x2 * x2, dim, keepdim=True)), min=eps).astype(dt)
+    return ops.sum((x1 / n1) * (x2 / n2), dim).astype(dt)
+''',
+    "_msm_ihfft": '''
+def _msm_ihfft(input, n=None, dim=-1, norm=None):
+    """ihfft as in PyTorch: conj(rfft) with the scaling swapped (MindSpore's ihfft returns the conjugate for some
+    inputs, measured)."""
+    swap = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
+    return ops.conj(ops.rfft(input, n, dim, swap))
+''',
+    "_msm_l1_loss": '''
+def _msm_l1_loss(input, target, reduction="mean"):
+    """l1_loss as in PyTorch: reduction='sum' of integer inputs sums in int64 (MindSpore keeps int32)."""
+    if reduction == "sum":
+        d = ops.abs(input - target)
+        if d.dtype in (ms.int8, ms.int16, ms.int32, ms.uint8):
+            return ops.sum(d.astype(ms.int64))
+    return ops.l1_loss(input, target, reduction=reduction)
+''',
 }
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 
@@ -44,10 +83,13 @@ def _helper_apis() -> set[str]:
         text = " ".join([*e.transform.values(), *(f.template for f in e.forms)])
         if "_msm_" in text:
             out.add(e.torch)
+    # in-place methods converted through their out-of-place entry (x.pow_(y) -> x.copy_(_msm_pow(x, y)))
+    out |= {e.torch for e in load_table().entries if e.inplace in out}
     return out
 
 
 _APIS: set[str] | None = None
+PASS_USES = ("operator **", "operator **= on a shared tensor")  # what the operators pass writes with a helper
 
 
 def used_apis(rewriter) -> bool:
@@ -55,7 +97,7 @@ def used_apis(rewriter) -> bool:
     global _APIS
     if _APIS is None:
         _APIS = _helper_apis()
-    return any(rewriter.apis.get(api) for api in _APIS)
+    return any(rewriter.apis.get(api) for api in _APIS) or any(rewriter.apis.get(op) for op in PASS_USES)
 
 
 def may_need(source: str) -> bool:
@@ -73,6 +115,9 @@ def insert(module: cst.Module, after) -> cst.Module:
     body = list(module.body)
     at = after(body)
     defs = [stmt for n in missing for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
-    defs[0] = defs[0].with_changes(leading_lines=[cst.EmptyLine()])
+    defs = [d.with_changes(leading_lines=[cst.EmptyLine()] * (1 if i == 0 else 2)) if isinstance(d, cst.FunctionDef)
+            else d for i, d in enumerate(defs)]
+    if at < len(body) and not body[at].leading_lines:  # the file's own code starts two lines below the helpers
+        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
     body[at:at] = defs
     return module.with_changes(body=body)

@@ -9,6 +9,21 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   ``ops.bitwise_right_shift``.
 * ``2 & x`` / ``2 | x`` / ``2 ^ x`` (a number on the left) raise TypeError: the operands are swapped (the
   operations commute, the result dtype is the same).
+* a torch module is in training mode once built, a MindSpore Cell in inference mode: a class whose base is
+  ``nn.Cell`` (a converted ``nn.Module``) gets ``self.set_train(True)`` right after its ``super().__init__()``
+  call, on the same line (``super().__init__(); self.set_train(True)``: the file keeps torch's line numbers). Placed there, it sets the class's own ``training`` flag only (no child Cell exists yet), as torch's
+  ``Module.__init__`` does: a child built later keeps the mode it is given (``self.backbone.eval()`` in
+  ``__init__`` stays eval), children set their own (user Cells by the same line, BatchNorm/Dropout by the table's
+  ``train_mode``), and ``.eval()`` / ``set_train(False)`` later switch the whole tree. A class whose base is
+  another user Cell inherits it through that base's ``__init__`` (or gets the line after ``nn.Cell.__init__(self)``
+  when it calls that directly).
+* ``x += v`` (any arithmetic or bitwise augmented assignment) updates a torch tensor in place: every alias of ``x``
+  sees the change and ``x`` keeps its dtype; on a MindSpore tensor it binds a new tensor (the alias keeps the old
+  values, the dtype promotes; measured). Where an alias can exist (``x`` is a parameter of the function, so the
+  caller holds it, or the scope assigns ``y = x`` / ``x = y``) the statement becomes
+  ``if ops.is_tensor(x): x.copy_(x + v)`` ``else: x += v`` (Python's own operator for numbers and lists). Other
+  ``+=`` are left as written: no alias sees the difference. CAVEAT: an alias made through a container or an
+  attribute (``lst.append(x)``, ``self.buf = x``) is not seen.
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
 
@@ -35,12 +50,13 @@ AUG_SHIFTS = {cst.LeftShiftAssign: "ops.bitwise_left_shift", cst.RightShiftAssig
 COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
-_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]")
+_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**")
 
 
 def applies(source: str) -> bool:
     """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
-    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source)
+                                  or "Module" in source)
 
 
 def _code(node) -> str:
@@ -104,6 +120,46 @@ class _Operators(cst.CSTTransformer):
         self.ctx = ctx
         self.changed = 0
         self._fallbacks: set[int] = set()  # `else a << b` branches this pass wrote (converting again adds nothing)
+        self._aliased: list[set[str]] = []  # per scope: names whose tensor another name may share
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._aliased.append(_alias_names(node.body))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params,
+                                         *node.params.kwonly_params)]
+        self._aliased.append(set(params) | _alias_names(node.body.body if isinstance(node.body, cst.IndentedBlock)
+                                                         else ()))
+        return not node.name.value.startswith("_msm_")  # a helper this pass's output defines (converting again)
+
+    def leave_FunctionDef(self, original, updated):
+        self._aliased.pop()
+        return self._leave_function(original, updated)
+
+    def visit_If(self, node: cst.If) -> None:
+        if _code(node.test).startswith("ops.is_tensor(") and node.orelse is not None:
+            for stmt in node.orelse.body.body:
+                self._fallbacks.add(id(stmt))
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if id(original) in self._fallbacks or len(updated.body) != 1 or not isinstance(updated.body[0], cst.AugAssign):
+            return updated
+        aug = updated.body[0]
+        sym = INPLACE_OPS.get(type(aug.operator))
+        if sym is None or not isinstance(aug.target, cst.Name) or not self._aliased or \
+                aug.target.value not in self._aliased[-1]:
+            return updated
+        if isinstance(aug.value, NOT_TENSORS):  # path += ".ckpt", names += ["a"]: never a tensor
+            return updated
+        x, v = aug.target.value, _code(aug.value)
+        if not (_simple(aug.value) or _is_literal(aug.value) or isinstance(aug.value, (cst.Call, cst.Subscript))):
+            v = f"({v})"
+        self._count(f"{sym}= on a shared tensor")
+        value = f"_msm_pow({x}, {_code(aug.value)})" if sym == "**" and _pow_needs_helper(aug.target, aug.value) \
+            else f"{x} {sym} {v}"
+        stmt = emit.statement(f"if ops.is_tensor({x}):\n    {x}.copy_({value})  # in place as in torch: "
+                              f"aliases of {x} see the change\nelse:\n    {_code(updated.with_changes(leading_lines=[])).strip()}\n")
+        return stmt.with_changes(leading_lines=updated.leading_lines)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if "ops.is_tensor(" in _code(node.test):
@@ -132,6 +188,9 @@ class _Operators(cst.CSTTransformer):
                 return updated
             self._count("<<" if op is cst.LeftShift else ">>")
             return _shift(SHIFTS[op], "<<" if op is cst.LeftShift else ">>", updated.left, updated.right)
+        if op is cst.Power and _pow_needs_helper(updated.left, updated.right):
+            self._count("**")
+            return _expr(f"_msm_pow({_code(updated.left)}, {_code(updated.right)})")
         if isinstance(updated.operator, COMMUTING) and _is_literal(updated.left) and not _is_literal(updated.right):
             self._count(_code(updated.operator).strip())
             return updated.with_changes(left=updated.right, right=updated.left)
@@ -147,6 +206,22 @@ class _Operators(cst.CSTTransformer):
         return cst.Assign(targets=[cst.AssignTarget(target=target)],
                           value=_shift(AUG_SHIFTS[op], sym, target, updated.value))
 
+    def _leave_function(self, original, updated):
+        return updated
+
+    def leave_ClassDef(self, original, updated):
+        if not updated.bases or not isinstance(updated.body, cst.IndentedBlock) or _msmigrate_class(updated):
+            return updated
+        body = list(updated.body.body)
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+                new = _train_after_super_init(stmt, any(_code(b.value) in CELL_BASES for b in updated.bases))
+                if new is not stmt:
+                    self._count("module mode at construction")
+                    body[i] = new
+                    return updated.with_changes(body=updated.body.with_changes(body=body))
+        return updated
+
     def leave_AssignTarget(self, original, updated):
         t = updated.target
         if (isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
@@ -155,6 +230,96 @@ class _Operators(cst.CSTTransformer):
             self._count("p.data[...] =")
             return updated.with_changes(target=t.with_changes(value=t.value.value))
         return updated
+
+
+INPLACE_OPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
+               cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.BitAndAssign: "&",
+               cst.BitOrAssign: "|", cst.BitXorAssign: "^"}
+
+
+NOT_TENSORS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set,
+               cst.ListComp, cst.DictComp, cst.SetComp)
+
+
+def _pow_needs_helper(base, exponent) -> bool:
+    """``a ** b`` differs on MindSpore integer tensors only for a 0 base and a negative exponent (torch: 0,
+    MindSpore: the dtype's minimum): a literal exponent (a negative one on an integer tensor raises in torch) or a
+    non-zero literal base cannot give that."""
+    if _is_literal(exponent) or (_is_literal(base) and _code(base).strip() not in ("0", "False")):
+        return False
+    return not isinstance(exponent, (cst.SimpleString, cst.List, cst.Tuple))
+
+
+def _alias_names(body) -> set[str]:
+    """Both names of every ``a = b`` in ``body`` (nested blocks included, nested functions and classes not)."""
+    out: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            return False
+
+        def visit_Assign(self, node):
+            if isinstance(node.value, cst.Name):
+                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+                if names:
+                    out.update(names)
+                    out.add(node.value.value)
+
+    for stmt in body:
+        stmt.visit(_V())
+    return out
+
+
+CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
+
+
+def _msmigrate_class(node: cst.ClassDef) -> bool:
+    """A class msmigrate writes itself (a helper such as ``_MsmigrateConvTranspose2d``, the training pass's
+    ``CrossEntropyLoss``): its mode does not depend on construction."""
+    if node.name.value.startswith(("_Msmigrate", "_msm")):
+        return True
+    doc = node.get_docstring()
+    return bool(doc) and "written by msmigrate" in doc
+
+
+def _is_super_init(stmt, self_name: str, cell_base: bool) -> bool:
+    """``nn.Cell.__init__(self, ...)``, or ``super().__init__(...)`` / ``super(Net, self).__init__(...)`` in a class
+    whose base is ``nn.Cell`` (a class built on a user Cell gets the mode from that base's ``__init__``; setting it
+    again after that base built its children would undo a child's ``.eval()`` there)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    if any(_code(s).strip().startswith(f"{self_name}.set_train(") for s in stmt.body[1:]):
+        return False  # converted before: super().__init__(); self.set_train(True)
+    call = stmt.body[0].value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__"):
+        return False
+    owner = call.func.value
+    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+        return cell_base
+    return _code(owner) in CELL_BASES and bool(call.args) and _code(call.args[0].value) == self_name
+
+
+def _train_after_super_init(fn: cst.FunctionDef, cell_base: bool) -> cst.FunctionDef:
+    params = fn.params.params
+    if not params or not isinstance(fn.body, cst.IndentedBlock):
+        return fn
+    self_name = params[0].name.value
+    body = list(fn.body.body)
+    for i, stmt in enumerate(body):
+        if _is_super_init(stmt, self_name, cell_base):
+            if i + 1 < len(body) and _code(body[i + 1]).strip().startswith(f"{self_name}.set_train("):
+                return fn  # the code sets the mode itself right there
+            # on the same line: the converted file keeps the torch file's line numbers
+            train = cst.parse_statement(f"{self_name}.set_train(True)\n").body[0]
+            comment = stmt.trailing_whitespace.comment
+            body[i] = stmt.with_changes(body=[*stmt.body, train], trailing_whitespace=cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  "),
+                comment=comment or cst.Comment("# torch modules start in training mode")))
+            return fn.with_changes(body=fn.body.with_changes(body=body))
+    return fn
 
 
 def _after_imports(body) -> int:

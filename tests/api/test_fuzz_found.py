@@ -90,6 +90,74 @@ CASES = [
                  "y": np.array([0.0, -1.0, np.nan, 2.0, 0.5], dtype="float32")}, id="xlogy zeros"),
     Case("Tensor.xlogy", f"{HEADER}# @run\nout = p.xlogy(p)\n", inputs={"p": np.array([0.0, 0.25, 0.75], dtype="float32")},
          id="p.xlogy(p) entropy"),
+    # integer 0 ** negative: 0 in torch, the dtype's minimum (-9223372036854775808) in MindSpore's Pow kernel
+    Case("Tensor.pow", f"{HEADER}# @run\nout = x.pow(y)\n",
+         inputs={"x": np.array([0, 2, -1, 0, 1], dtype="int64"), "y": np.array([-1, -1, -3, 2, -2], dtype="int64")},
+         id="pow int64 0**-1"),
+    Case("Tensor.pow_", f"{HEADER}# @run\nx.pow_(y)\nout = x\n",
+         inputs={"x": np.array([0, 3], dtype="int32"), "y": np.array([-2, 2], dtype="int32")}, id="pow_ int32 0**-2"),
+    Case("torch.pow", f"{HEADER}# @run\nout = torch.pow(x, y)\n",
+         inputs={"x": np.array([[0], [2]], dtype="int64"), "y": np.array([-1, 3], dtype="int64")},
+         id="torch.pow broadcast 0**-1"),
+    Case("torch.pow", f"{HEADER}# @run\nout = torch.pow(2, y)\n", inputs={"y": np.array([-1, 0, 3], dtype="int64")},
+         id="torch.pow 2**y"),
+    Case("torch.pow", f"{HEADER}# @run\nout = torch.pow(x, 0.5)\n", inputs={"x": np.array([0.0, 4.0], dtype="float32")},
+         id="torch.pow float"),
+    # cosine_similarity: torch clamps each norm at eps, MindSpore the product of the norms (-0.5 vs -0.15 here)
+    Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y, dim=0, eps=0.1)\n",
+         inputs={"x": np.array(0.05, dtype="float32"), "y": np.array(-0.3, dtype="float32")}, id="cosine 0-d eps"),
+    Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y, eps=0.1)\n",
+         inputs={"x": np.array([[0.05, 0.02], [1.0, 2.0]], dtype="float32"),
+                 "y": np.array([[-0.3, 0.01], [3.0, -1.0]], dtype="float32")}, id="cosine small norm"),
+    Case("torch.cosine_similarity", f"{HEADER}# @run\nout = torch.cosine_similarity(x, y, dim=1)\n",
+         inputs={"x": rng_array(3, 1, 4), "y": rng_array(3, 5, 4, seed=1)}, id="cosine broadcast along dim"),
+    Case("torch.nn.functional.cosine_similarity", f"{HEADER}# @run\nout = F.cosine_similarity(x, y)\n",
+         inputs={"x": np.array(3, dtype="int32"), "y": np.array([[0.5], [-2.0]], dtype="float16")},
+         id="cosine int32 with float16 is float16"),
+    # ihfft: MindSpore's kernel returned the conjugate for some inputs
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, dim=-1)\n",
+         inputs={"x": np.array([9.0, 1.0, -7.0], dtype="float64")}, id="ihfft conjugate"),
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, 4, norm='ortho')\n",
+         inputs={"x": rng_array(2, 5)}, id="ihfft n norm"),
+    Case("torch.fft.ihfft", f"{HEADER}# @run\nout = torch.fft.ihfft(x, norm='forward')\n",
+         inputs={"x": rng_array(3)}, id="ihfft forward"),
+    # corrcoef of a constant row: nan in torch (0 / 0); MindSpore's clip turned the nan into -1
+    Case("Tensor.corrcoef", f"{HEADER}# @run\nout = x.corrcoef()\n",
+         inputs={"x": np.array([[1.0, 1.0], [2.0, 3.0], [0.0, 5.0]], dtype="float32")}, id="corrcoef constant row"),
+    Case("Tensor.corrcoef", f"{HEADER}# @run\nout = x.corrcoef()\n", inputs={"x": rng_array(3, 5)}, id="corrcoef"),
+    # vdot of int32: int32 in torch, int64 in MindSpore's sum
+    Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n",
+         inputs={"x": np.array([1, -2, 3, 4], dtype="int32"), "y": np.array([5, 6, -7, 8], dtype="int32")}, id="vdot int32"),
+    Case("Tensor.vdot", f"{HEADER}# @run\nout = x.vdot(y)\n", inputs={"x": rng_array(4), "y": rng_array(4, seed=1)},
+         id="vdot float32"),
+    # l1_loss(reduction='sum') of int32: int64 in torch, int32 in MindSpore
+    Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
+         inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([0, 5, 3], dtype="int32")}, id="l1 int32 sum"),
+    Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y, reduction='sum')\n",
+         inputs={"x": np.array(4, dtype="int32"), "y": np.array(-0.264, dtype="float16")}, id="l1 int32-float16 sum"),
+    Case("torch.nn.Module.__init__", f"{HEADER}class Twice(nn.Module):\n    def __init__(self):\n"
+         f"        nn.Module.__init__(self)\n        self.k = 2\n\n    def forward(self, x):\n"
+         f"        return x * self.k * (3 if self.training else 1)\n\n# @run\nout = Twice()(x)\n",
+         inputs={"x": rng_array(2, 3)}, id="nn.Module.__init__(self), training at construction"),
+    Case("torch.nn.functional.l1_loss", f"{HEADER}# @run\nout = F.l1_loss(x, y)\n",
+         inputs={"x": rng_array(2, 3), "y": rng_array(2, 3, seed=1)}, id="l1 float mean"),
+    # x ** y and x **= y on integer tensors: the operator form of the same 0 ** negative
+    Case("operator **", f"{HEADER}# @run\nout = x ** y\n",
+         inputs={"x": np.array([0, 2, 0], dtype="int64"), "y": np.array([-1, 2, 3], dtype="int64")}, id="x ** y int"),
+    Case("operator **", f"{HEADER}# @run\nn = 3\nout = (x ** 2, 2 ** n, x ** n)\n",
+         inputs={"x": np.array([1.5, -2.0], dtype="float32")}, id="** literals and numbers"),
+    # x += v with an alias: torch changes the alias too, MindSpore's += bound a new tensor (alias kept old values)
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nalias = x\nx += y\nout = (x, alias)\n",
+         inputs={"x": rng_array(2, 3), "y": rng_array(3, seed=1)}, id="alias += tensor"),
+    Case("operator *= on a shared tensor", f"{HEADER}# @run\ndef scale(t, s):\n    t *= s\n    return t\nout = (scale(x, 2.0), x)\n",
+         inputs={"x": rng_array(2, 3)}, id="parameter *= (the caller's tensor)"),
+    Case("operator **= on a shared tensor", f"{HEADER}# @run\nalias = x\nx **= y\nout = alias\n",
+         inputs={"x": np.array([0, 2], dtype="int64"), "y": np.array([-1, 3], dtype="int64")}, id="alias **= int"),
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nalias = x\nx += y\nout = alias\n",
+         inputs={"x": np.array([1.0, 2.0], dtype="float32"), "y": np.array([0.5, 0.25], dtype="float64")},
+         id="alias += keeps the dtype"),
+    Case("operator += on a shared tensor", f"{HEADER}# @run\nn = 0\nm = n\nm += 1\nl = [1]\nk = l\nk += [2]\nout = (n, m, l)\n",
+         inputs={}, id="+= on numbers and lists stays Python's"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
@@ -186,3 +254,87 @@ def test_weight_edit_updates_parameter(edit):
                  names=("before", "out"))
     outcome = run_example(ex, copy_weights(ex))
     assert outcome.kind == "match", (outcome, converted(ex))
+
+
+# -- user Cells: a converted `class Net(nn.Module)` built with no .train() starts in training mode too -------------
+USER_CELLS = '''
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(c)
+        self.drop = nn.Dropout(0.0)
+
+    def forward(self, x):
+        y = self.drop(self.bn(x))
+        return y * 2 if self.training else y
+
+
+class Net(nn.Module):
+    def __init__(self, freeze=False):
+        super(Net, self).__init__()
+        self.block = Block(3)
+        self.head = nn.Linear(3, 2)
+        if freeze:
+            self.block.eval()
+
+    def forward(self, x):
+        return self.head(self.block(x)) + (1.0 if self.training else 0.0)
+
+
+class Wider(Net):
+    def __init__(self):
+        nn.Module.__init__(self)
+        self.block = Block(3)
+        self.head = nn.Linear(3, 4)
+'''
+USER_MODE_CASES = [
+    ("Block(3)", "out = m(x)\nout2 = m(x * 2 + 1)\n"),  # own flag (self.training) and the BatchNorm inside
+    ("Net()", "out = m(x)\n"),  # nested user Cells
+    ("Net()", "out = m.block(x)\n"),
+    ("Net()", "m.eval()\nout = m(x)\n"),  # .eval() later switches the whole tree
+    ("Net()", "m.eval()\nm.train()\nout = m(x)\n"),
+    ("Net(freeze=True)", "out = m(x)\n"),  # a child set to eval in __init__ stays eval (torch: Module.__init__)
+    ("Net(freeze=True)", "m.train()\nout = m(x)\n"),
+    ("Wider()", "out = m(x)\n"),  # nn.Module.__init__(self) form, a user base
+]
+
+
+def _user_example(ctor, run):
+    names = ("out", "out2") if "out2" in run else ("out",)
+    return Example(ctor, f"{HEADER}{USER_CELLS}\nm = {ctor}\n# @run\n{run}", {"x": rng_array(4, 3)}, names=names)
+
+
+@pytest.mark.parametrize("ctor,run", USER_MODE_CASES, ids=[f"{c}:{r.strip()}" for c, r in USER_MODE_CASES])
+def test_user_cell_mode_at_construction(ctor, run):
+    """Issue 16 item 3: `self.set_train(True)` right after the converted super().__init__() (torch's Module.__init__
+    sets training=True on the module itself, before any child exists)."""
+    ex = _user_example(ctor, run)
+    assert "super().__init__(); self.set_train(True)" in converted(ex)
+    outcome = run_example(ex, copy_weights(ex))
+    assert outcome.kind == "match", (outcome, converted(ex))
+
+
+def test_user_cell_mode_check_can_fail():
+    """Without the injected line a user Cell runs its inference branch: the check above can fail."""
+    from tests.fuzz import engine
+
+    ex = _user_example("Block(3)", "out = m(x)\n")
+    real = engine._convert(ex.code)
+    ms_code = real[0].replace("self.set_train(True)  # torch modules start in training mode", "pass")
+    assert ms_code != real[0]
+    setup, run = ms_code.split(engine.RUN_MARK, 1)
+    original = engine._convert
+    fake = (ms_code, "", "", (compile(setup, "<s>", "exec"), compile(run, "<r>", "exec")))
+    engine._convert = lambda code: fake if code == ex.code else original(code)
+    try:
+        assert run_example(ex, copy_weights(ex)).kind == "value"
+    finally:
+        engine._convert = original
+
+
+@pytest.mark.parametrize("expr", ["x.t()", "x.permute(1, 0)", "x.transpose(0, 1)", "x[:, ::2]", "x", "x.t().contiguous()"])
+def test_is_contiguous_of_views(expr):
+    """The fuzzer's Tensor.is_contiguous finding is its own harness (torch got a view, MindSpore a contiguous copy):
+    on MindSpore's own views the converted call answers as torch does."""
+    run_case(Case("Tensor.is_contiguous", f"{HEADER}# @run\nout = {expr}.is_contiguous()\n",
+                  inputs={"x": rng_array(3, 4)}, id=expr))

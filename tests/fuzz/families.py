@@ -55,6 +55,10 @@ def inplace_ops(draw) -> Example:
         other = draw(st.sampled_from(SCALARS))
     else:
         other = ctx.tensor(draw(broadcast_of(shape)))
+    if draw(st.booleans()):  # an alias made before: torch's in-place operator changes it too
+        run = f"alias = {x}\n{x} {op} {other}\nout = {x}\n"
+        return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run,
+                       names=("out", "alias"))
     run = f"{x} {op} {other}\nout = {x}\n"
     return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run)
 
@@ -239,3 +243,56 @@ MODULES = {
 }
 FAMILIES.update(MODULES)
 HOOKS = {name: copy_weights for name in MODULES}
+
+
+USER_CELL = '''
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(c{bn})
+        self.drop = nn.Dropout({p})
+
+    def forward(self, x):
+        y = self.drop(self.bn(x))
+        return y * 2 if self.training else y
+
+
+class Net(nn.Module):
+    def __init__(self, c, freeze=False):
+        {init}
+        self.block = Block(c)
+        self.head = nn.Linear(c, 2)
+        if freeze:
+            self.block.eval()
+
+    def forward(self, x):
+        return self.head(self.block(x)) + (1.0 if self.training else 0.0)
+'''
+USER_MODES = ["", "m.eval()\n", "m.train()\n", "m.eval()\nm.train()\n", "m.block.eval()\n", "m.train(False)\n"]
+
+
+@st.composite
+def user_cell(draw):
+    """Issue 16 item 3: user modules (converted to Cells) built and called with no .train(), nested, frozen in
+    __init__, switched later."""
+    c = draw(st.sampled_from([3, 4]))
+    n = draw(st.sampled_from([2, 5]))
+    code = USER_CELL.format(bn=draw(st.sampled_from(["", ", momentum=0.3", ", affine=False"])),
+                            p=draw(st.sampled_from(["0.0", "0.5"])),
+                            init=draw(st.sampled_from(["super().__init__()", "super(Net, self).__init__()",
+                                                       "nn.Module.__init__(self)"])))
+    ctor = draw(st.sampled_from([f"Net({c})", f"Net({c}, freeze=True)", f"Block({c})"]))
+    ctx = Ctx(draw, (n, c), "float32", MODULE_PROFILES)
+    x = ctx.tensor((n, c), "float32")
+    mode = draw(st.sampled_from(USER_MODES if ctor.startswith("Net") else USER_MODES[:4]))
+    twice = draw(st.booleans())
+    run = f"{mode}out = m({x})\n" + (f"out2 = m({x} - 1)\n" if twice else "")
+    training = "0.5" in code and not mode.rstrip().endswith(("eval()", "train(False)"))
+    ex = Example("module:user_cell", f"{HEADER}{code}\nm = {ctor}\n# @run\n{run}", ctx.inputs, tuple(ctx.strided),
+                 names=("out", "out2") if twice else ("out",), compare="shape" if training else "values",
+                 run=f"m = {ctor}\n{run}")
+    return ex
+
+
+FAMILIES["module:user_cell"] = user_cell()
+HOOKS["module:user_cell"] = copy_weights

@@ -7,6 +7,7 @@ Each sample is a textured, unevenly lit road-like background with one thin
 """
 import numpy as np
 import mindspore as ms
+from mindspore import ops
 
 # Fixed normalisation constants (close to the data's own mean and std).
 MEAN = np.float32(0.467)
@@ -45,7 +46,10 @@ def _crack_segments(rng, size):
     def walk(start, heading, length, step):
         point = np.asarray(start, dtype=float)
         for _ in range(int(length / step)):
-            heading += rng.normal(0.0, 0.35)
+            if ops.is_tensor(heading):
+                heading.copy_(heading + rng.normal(0.0, 0.35))  # in place as in torch: aliases of heading see the change
+            else:
+                heading += rng.normal(0.0, 0.35)
             nxt = point + step * np.array([np.cos(heading), np.sin(heading)])
             segments.append((point, nxt))
             point = nxt

@@ -27,7 +27,7 @@ class DoubleConv(nn.Cell):
     """(3x3 conv -> BatchNorm -> ReLU) twice; keeps the spatial size."""
 
     def __init__(self, in_channels, out_channels):
-        super().__init__()
+        super().__init__(); self.set_train(True)  # torch modules start in training mode
         self.block = nn.SequentialCell(
             nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
             nn.BatchNorm2d(out_channels).set_train(True),
@@ -49,7 +49,7 @@ class CrackUNet(nn.Cell):
     """
 
     def __init__(self, in_channels=3, n_classes=1, base=16, depth=3, dropout=0.1):
-        super().__init__()
+        super().__init__(); self.set_train(True)  # torch modules start in training mode
         widths = [base * 2 ** i for i in range(depth)]
         self.encoders = nn.CellList()
         channels = in_channels
