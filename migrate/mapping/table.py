@@ -57,7 +57,8 @@ class Entry:
     inplace: str | None = None
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
-    kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
+    kwargs: bool = False  # the entry takes `**mapping` arguments as they are, or its rule reads them (Call.kwargs);
+    # otherwise each one goes through the generated _msmigrate_kwargs, which checks its keys when the code runs
     # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
     # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
     # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
