@@ -138,7 +138,7 @@ def _entry(raw: dict, where: str) -> Entry:
     if not (raw.get("ms") or forms or raw.get("rule") or inplace or "*" in raw.get("unsupported", {})):
         raise fail("needs 'ms', 'forms', 'rule', 'inplace' or unsupported.\"*\" (a known API that cannot be converted)")
     args = tuple(raw.get("args", ()))
-    names = {a.lstrip("*") for a in args} | {"self", "*"}
+    names = {a.lstrip("*") for a in args} | {"self", "*", "subclass"}  # unsupported.subclass: refused as a base
     for table_name in ("rename", "fill", "transform", "unsupported", "allow"):
         for key in raw.get(table_name, {}):
             if key not in names:

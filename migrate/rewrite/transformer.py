@@ -360,6 +360,8 @@ class Rewriter(cst.CSTTransformer):
             return self._fail(api, entry.unsupported["*"], original, updated)
         if not entry.ms or entry.ms == "=":
             return self._fail(api, "only supported when called", original, updated)
+        if id(original) in self._bases and "subclass" in entry.unsupported:  # a base whose subclasses cannot work
+            return self._fail(api, entry.unsupported["subclass"], original, updated)
         if id(original) in self._bases and _has_arg_rules(entry):
             return self._fail(api, "subclassing it passes torch constructor arguments through super().__init__, "
                                    "which cannot be adapted", original, updated)

@@ -1,0 +1,68 @@
+"""torch names used without being called, and small torch internals that real packages call: annotations and
+isinstance targets (Optimizer, DataLoader), TorchScript's Final, dataset bases, torch._assert / torch._check.
+Each case runs in both frameworks and compares the results."""
+import textwrap
+
+import pytest
+
+from migrate import convert_source
+from tests.api.cases import HEADER
+from tests.harness import Case, assert_unsupported, rng_array, run_case
+
+X = {"x": rng_array(3, 4)}
+NET = "net = nn.Linear(4, 2)\n"
+DS = ("class Pairs(torch.utils.data.Dataset):\n    def __len__(self):\n        return 4\n\n"
+      "    def __getitem__(self, i):\n        return (torch.ones(2) * i,)\n\n")
+CASES = [
+    Case("torch.optim.Optimizer", HEADER + NET + "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n# @run\n"
+         "out = isinstance(opt, torch.optim.Optimizer)\n"),
+    Case("torch.optim.Optimizer", HEADER + "from torch.optim import Optimizer\n" + NET +
+         "def is_opt(o: Optimizer) -> bool:\n    return isinstance(o, Optimizer)\n"
+         "opt = torch.optim.Adam(net.parameters(), lr=0.1)\n# @run\nout = (is_opt(opt), is_opt(net))\n"),
+    Case("torch.optim.optimizer.Optimizer", HEADER + "from torch.optim.optimizer import Optimizer\n" + NET +
+         "opt = torch.optim.AdamW(net.parameters(), lr=0.1)\n# @run\nout = isinstance(opt, Optimizer)\n"),
+    Case("torch.utils.data.DataLoader", HEADER + "from torch.utils.data import DataLoader\n" + DS +
+         "def batches(loader: DataLoader) -> int:\n    return isinstance(loader, DataLoader)\n"
+         "# @run\nout = (batches(DataLoader(Pairs(), batch_size=2)), isinstance([1], DataLoader))\n"),
+    Case("torch.utils.data.IterableDataset", HEADER + "class Stream(torch.utils.data.IterableDataset):\n"
+         "    def __iter__(self):\n        return iter([torch.ones(2), torch.zeros(2)])\n# @run\n"
+         "out = list(Stream())\n"),
+    Case("torch.jit.Final", HEADER + "from torch.jit import Final\nclass Attn(nn.Module):\n"
+         "    fused: Final[bool] = True\n    heads: torch.jit.Final[int]\n\n    def __init__(self):\n"
+         "        super().__init__()\n        self.heads = 3\n# @run\nout = (Attn.fused, Attn().heads)\n"),
+    Case("torch._assert", HEADER + "# @run\ntorch._assert(x.shape[1] == 4, 'four columns')\n"
+         "torch._assert(condition=(x.abs() >= 0).all(), message='non-negative')\nout = x + 1\n", inputs=X),
+    Case("torch._check", HEADER + "# @run\ntorch._check(x.shape[0] == 3, lambda: 'three rows')\n"
+         "torch._check(x.ndim == 2)\nout = x * 2\n", inputs=X),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id or c.code.split("# @run\n")[-1][:60])
+def test_reference(case):
+    run_case(case)
+
+
+def test_a_custom_optimizer_is_refused_with_the_reason():
+    for base in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
+        assert_unsupported(HEADER + f"import torch.optim.optimizer\nclass Lamb({base}):\n"
+                           "    def step(self, closure=None):\n        pass\n", base, "parameters carry no .grad")
+
+
+@pytest.mark.parametrize("call, error", [
+    ("torch._assert(x.shape[1] == 5, 'five columns')", AssertionError),
+    ("torch._check(x.shape[0] == 2, lambda: 'two rows')", RuntimeError),
+    ("torch._check(False)", RuntimeError),
+])
+def test_a_failed_check_raises_what_torch_raises(call, error):
+    import mindspore as ms
+    import numpy as np
+    import torch
+
+    src = HEADER + call + "\n"
+    with pytest.raises(error) as t_err:
+        exec(src, {"x": torch.zeros(3, 4)})
+    result = convert_source(textwrap.dedent(src))
+    assert not result.unsupported
+    with pytest.raises(error) as m_err:
+        exec(result.code, {"x": ms.Tensor(np.zeros((3, 4), "float32"))})
+    assert str(t_err.value).startswith(str(m_err.value))  # torch appends a plea for better messages
