@@ -66,3 +66,27 @@ def test_a_failed_check_raises_what_torch_raises(call, error):
     with pytest.raises(error) as m_err:
         exec(result.code, {"x": ms.Tensor(np.zeros((3, 4), "float32"))})
     assert str(t_err.value).startswith(str(m_err.value))  # torch appends a plea for better messages
+
+
+WARMUP = ("class Warmup({base}):\n    def __init__(self, optimizer, warmup=3, last_epoch=-1):\n"
+          "        self.warmup = warmup\n        super().__init__(optimizer, last_epoch)\n\n    def get_lr(self):\n"
+          "        return [b * min(1.0, (self.last_epoch + 1) / self.warmup) for b in self.base_lrs]\n")
+SCHED = [
+    Case("torch.optim.lr_scheduler.LRScheduler", HEADER + "from torch.optim.lr_scheduler import LRScheduler\n"
+         + WARMUP.format(base="LRScheduler") + NET + "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+         "sched = Warmup(opt)\n# @run\nout = []\nfor _ in range(5):\n    sched.step()\n"
+         "    out.append(float(sched.get_last_lr()[0]))\n",
+         rtol=1e-6, why_tolerance="MindSpore keeps learning rates as float32 Parameters"),
+    Case("torch.optim.lr_scheduler._LRScheduler", HEADER + WARMUP.format(base="torch.optim.lr_scheduler._LRScheduler")
+         + NET + "opt = torch.optim.SGD(net.parameters(), lr=0.2)\nsched = Warmup(opt, warmup=4)\n# @run\n"
+         "out = []\nfor _ in range(5):\n    sched.step()\n    out.append(float(sched.get_last_lr()[0]))\n",
+         rtol=1e-6, why_tolerance="MindSpore keeps learning rates as float32 Parameters"),
+    Case("torch.optim.lr_scheduler.LRScheduler", HEADER + NET + "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+         "s = torch.optim.lr_scheduler.StepLR(opt, 2)\n# @run\n"
+         "out = isinstance(s, torch.optim.lr_scheduler.LRScheduler)\n"),
+]
+
+
+@pytest.mark.parametrize("case", SCHED, ids=lambda c: c.apis[0] + ":" + c.code.split("# @run\n")[-1][:30])
+def test_scheduler_base(case):
+    run_case(case)
