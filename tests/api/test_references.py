@@ -90,3 +90,28 @@ SCHED = [
 @pytest.mark.parametrize("case", SCHED, ids=lambda c: c.apis[0] + ":" + c.code.split("# @run\n")[-1][:30])
 def test_scheduler_base(case):
     run_case(case)
+
+
+MORE = [
+    Case("torch.nn.modules.batchnorm._BatchNorm", HEADER + "from torch.nn.modules.batchnorm import _BatchNorm\n"
+         "layers = [nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), nn.GroupNorm(1, 3), nn.LayerNorm(3),"
+         " nn.Linear(2, 2)]\n# @run\nout = [isinstance(m, _BatchNorm) for m in layers]\n"
+         "out2 = [isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.Linear)) for m in layers]\n",
+         names=("out", "out2")),
+    Case("torch.nn.modules.utils._pair", HEADER + "from torch.nn.modules.utils import _pair\n# @run\n"
+         "out = (_pair(3), _pair((1, 2)), _pair([4, 5]), _pair(x=2.5))\n"),
+    Case(("torch.nn.modules.utils._single", "torch.nn.modules.utils._triple", "torch.nn.modules.utils._quadruple"),
+         HEADER + "from torch.nn.modules.utils import _single, _triple, _quadruple\n# @run\n"
+         "out = (_single(3), _triple(k), _quadruple(0), _triple((1, 2, 3)))\n".replace("# @run", "k = 7\n# @run"),
+         inputs={}, id="ntuple"),
+    Case("torch.finfo", HEADER + "# @run\nf = torch.finfo(torch.float32)\n"
+         "out = (f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.bits, f.dtype)\n"
+         "h = torch.finfo(torch.float16)\nd = torch.finfo()\nb = torch.finfo(torch.bfloat16)\n"
+         "out2 = (h.eps, h.max, h.tiny, d.eps, torch.finfo(x.dtype).min, torch.finfo(type=torch.float64).eps, b.eps,"
+         " b.tiny, b.dtype)\n", names=("out", "out2"), inputs=X),
+]
+
+
+@pytest.mark.parametrize("case", MORE, ids=lambda c: c.id or c.apis[0])
+def test_more_references(case):
+    run_case(case)
