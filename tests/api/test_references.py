@@ -93,6 +93,11 @@ def test_scheduler_base(case):
 
 
 MORE = [
+    # Tensor.to(v) with v a variable: device or dtype is told apart when the code runs (helper tensor_to)
+    *[Case("Tensor.to", HEADER + f"v = {v}\n# @run\nout = x.to(v)\n", inputs={"x": rng_array(3, 4), "y": rng_array(2, dtype="int64")},
+           id=f"Tensor.to(v={v})") for v in ("torch.float64", "'cpu'", "torch.device('cpu')", "torch.int32")],
+    Case("Tensor.to", HEADER + "# @run\nout = (x.to(y), y.to(x), x.to(dev, dtype=torch.float16))\n".replace(
+        "# @run", "dev = 'cpu'\n# @run"), inputs={"x": rng_array(3, 4), "y": rng_array(2, dtype="int64")}, id="Tensor.to(tensor)"),
     Case("torch.nn.modules.batchnorm._BatchNorm", HEADER + "from torch.nn.modules.batchnorm import _BatchNorm\n"
          "layers = [nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), nn.GroupNorm(1, 3), nn.LayerNorm(3),"
          " nn.Linear(2, 2)]\n# @run\nout = [isinstance(m, _BatchNorm) for m in layers]\n"
