@@ -7,6 +7,7 @@ scanned the way ``msmigrate scan`` does (a conversion with nothing written), so 
 converter sees a torch API there.
 
     python benchmarks/api_usage.py [--out docs/api_usage.md] [--json FILE] [--top 300] [--jobs 2]
+    python benchmarks/api_usage.py --from-json FILE [--out ...]   # re-render a measurement without scanning
 
 Per API: uses, how many were converted ("mapped"), refused for an argument or a form ("unsupported", with the
 most frequent reason) and absent from the table ("missing"). Tensor methods that the table lacks are not seen by
@@ -164,6 +165,29 @@ def measure(jobs: int = 1) -> dict:
             "reasons": {a: dict(c) for a, c in reasons.items()}, "not_converted": where}
 
 
+COUNTING = [
+    "- A use is a call or a reference of a torch API that the converter sees (as `msmigrate scan` reports it). A"
+    " method call is recognised through the table: on a receiver known to be a tensor every call counts, and one of"
+    " a method the table lacks is *missing*; on a receiver of unknown type, a call that does not fit torch's"
+    " signature (`obj.view(a, b, key=1)`) is taken for a look-alike and not counted.",
+    "- `f(..., **options)`: counted *mapped*. The converted call passes `**_msmigrate_kwargs(api, options, ...)`,"
+    " which checks the keys when the code runs: it renames what the entry maps one to one, drops devices, drops a"
+    " dtype only at its default (None or float32) and raises a TypeError for any other key (timm's"
+    " `**dd = {'device': ..., 'dtype': ...}` passes; `padding=` through `**` would raise, never be guessed).",
+    "- Values told apart when the code runs are counted *mapped*: `x.to(v)` (a device or a dtype), `torch.max(x, v)`"
+    " with `v` a name (a dim or a tensor).",
+    "- In-place methods: a result used as a value or a chain on one tensor (`v.mul_(b).add_(g)`) is converted"
+    " (MindSpore's `x.copy_(v)` returns a tensor sharing x's memory); a view, a `float()`/`to()` result or a subscript"
+    " as the receiver is *unsupported*.",
+    "- A custom optimizer (`class Lamb(Optimizer)`) is *unsupported* at its base class (MindSpore optimizers get the"
+    " gradients as their call's argument; parameters carry no `.grad`). The torch calls inside its `step`"
+    " (`torch._foreach_*`...) still count one by one, mapped when each converts: the class as a whole does not run.",
+    "- `Tensor.norm` with a variable `p` is *unsupported*: most of those uses are calls of a submodule named `norm`"
+    " (`attn.norm(x)`, `blk.norm(x)`) on a receiver whose type the converter cannot tell; they are counted as the"
+    " converter reports them, not dropped from the measure.",
+]
+
+
 def _status(r: dict) -> str:
     if r["missing"]:
         return "missing"
@@ -201,6 +225,7 @@ def render(data: dict, top: int) -> str:
     if crashed:
         lines += ["", "Files the converter crashed on (their uses are not counted):", ""]
         lines += [f"- {c}" for c in crashed]
+    lines += ["", "## How uses are counted", "", *COUNTING]
     lines += ["", f"## Ranking (top {top} of {len(rows)})", "",
               "| # | api | uses | mapped | unsupported | missing | status | cumulative share of uses | reason |",
               "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |"]
@@ -229,10 +254,11 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="also write the measurement as JSON")
     p.add_argument("--top", type=int, default=300, help="rows in the ranking table (default 300)")
     p.add_argument("--jobs", type=int, default=1, help="packages scanned in parallel processes (default 1)")
+    p.add_argument("--from-json", help="render the markdown from a measurement written earlier with --json")
     args = p.parse_args(argv)
-    data = measure(args.jobs)
+    data = json.loads(Path(args.from_json).read_text()) if args.from_json else measure(args.jobs)
     Path(args.out).write_text(render(data, args.top), encoding="utf-8")
-    if args.json:
+    if args.json and not args.from_json:
         Path(args.json).write_text(json.dumps(data, indent=1), encoding="utf-8")
     rows = data["apis"]
     uses = sum(r["uses"] for r in rows)

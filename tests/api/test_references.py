@@ -120,3 +120,17 @@ MORE = [
 @pytest.mark.parametrize("case", MORE, ids=lambda c: c.id or c.apis[0])
 def test_more_references(case):
     run_case(case)
+
+
+LEGACY = ("Float", "Double", "Half", "Long", "Int", "Short", "Char", "Byte", "Bool")
+TYPED = {"a": rng_array(2), "b": rng_array(2, dtype="int64"), "c": rng_array(2, dtype="bool"),
+         "d": rng_array(2).astype("float64"), "e": rng_array(2, dtype="uint8"), "f": rng_array(2, dtype="int32")}
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_legacy_tensor_types_as_isinstance_targets(name):
+    api = f"torch.{name}Tensor"
+    run_case(Case(api, HEADER + "from typing import Union\n"
+                  f"def typed(t: Union[{api}, torch.Tensor]) -> {api}:\n    return t\n# @run\n"
+                  f"out = [isinstance(typed(t), {api}) for t in (a, b, c, d, e, f, a.half(), b.short(), b.char())]\n",
+                  inputs=TYPED))
