@@ -127,10 +127,18 @@ TYPED = {"a": rng_array(2), "b": rng_array(2, dtype="int64"), "c": rng_array(2, 
          "d": rng_array(2).astype("float64"), "e": rng_array(2, dtype="uint8"), "f": rng_array(2, dtype="int32")}
 
 
-@pytest.mark.parametrize("name", LEGACY)
-def test_legacy_tensor_types_as_isinstance_targets(name):
-    api = f"torch.{name}Tensor"
-    run_case(Case(api, HEADER + "from typing import Union\n"
-                  f"def typed(t: Union[{api}, torch.Tensor]) -> {api}:\n    return t\n# @run\n"
-                  f"out = [isinstance(typed(t), {api}) for t in (a, b, c, d, e, f, a.half(), b.short(), b.char())]\n",
-                  inputs=TYPED))
+LEGACY_CASES = [
+    Case(f"torch.{name}Tensor", HEADER + "from typing import Union\n"
+         f"def typed(t: Union[torch.{name}Tensor, torch.Tensor]) -> torch.{name}Tensor:\n    return t\n# @run\n"
+         f"out = [isinstance(typed(t), torch.{name}Tensor) for t in (a, b, c, d, e, f, a.half(), b.short(), b.char())]\n",
+         inputs=TYPED, id=f"torch.{name}Tensor")
+    for name in LEGACY
+]
+
+
+@pytest.mark.parametrize("case", LEGACY_CASES, ids=str)
+def test_legacy_tensor_types_as_isinstance_targets(case):
+    run_case(case)
+
+
+CASES = CASES + SCHED + MORE + LEGACY_CASES  # every case, for tests/api/test_coverage.py
