@@ -83,6 +83,8 @@ def _fresh(node: cst.BaseExpression) -> bool:
                                                  and isinstance(node.operator, cst.Minus)):
         return True
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if any(a.keyword is not None and a.keyword.value in ("out", "inplace") for a in node.args):
+            return False  # F.relu(x, inplace=True), torch.add(x, y, out=x): x itself
         name = dotted(node.func)
         if name is not None and name.startswith("torch.") and name.count(".") == 1:
             return node.func.attr.value in FRESH_FUNCTIONS

@@ -170,6 +170,7 @@ def test_statement_forms():
 @pytest.mark.parametrize("code, api, reason", [
     ("x.view(-1).add_(1)", "Tensor.add_", "not a name or attribute chain"),  # a view: torch writes through it
     ("x.float().mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself when x is float32
+    ("F.relu(x, inplace=True).mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself
     ("x.unsqueeze_(0).add_(1)", "Tensor.unsqueeze_", "changes the shape"),
     ("x.unsqueeze_(0).add_(1)", "Tensor.add_", "not a name or attribute chain"),
     ("x[0].zero_()", "Tensor.zero_", "x[i] is a copy, not a view"),
