@@ -142,3 +142,39 @@ def test_legacy_tensor_types_as_isinstance_targets(case):
 
 
 CASES = CASES + SCHED + MORE + LEGACY_CASES  # every case, for tests/api/test_coverage.py
+
+
+CLOSE = [
+    Case("torch.testing.assert_close", HEADER + "# @run\ntorch.testing.assert_close(x, x + 1e-7)\n"
+         "torch.testing.assert_close(x.double(), x.double())\ntorch.testing.assert_close(actual=x, expected=x * 1.001,"
+         " rtol=1e-2, atol=0.0)\ntorch.testing.assert_close([x, 2.0], [x, 2.0])\n"
+         "torch.testing.assert_close(x, x.double(), check_dtype=False)\nout = x\n", inputs=X),
+]
+
+
+@pytest.mark.parametrize("case", CLOSE, ids=lambda c: c.apis[0])
+def test_assert_close_passes(case):
+    run_case(case)
+
+
+@pytest.mark.parametrize("call", [
+    "torch.testing.assert_close(x, x + 1e-3)", "torch.testing.assert_close(x, x.double())",
+    "torch.testing.assert_close(x, x[:2])", "torch.testing.assert_close(x, x * 1.01, rtol=1e-3, atol=0.0)",
+    "torch.testing.assert_close(x.long(), x.long() + 1)", "torch.testing.assert_close(x, x + 1, msg='far')",
+])
+def test_assert_close_fails_where_torch_fails(call):
+    import mindspore as ms
+    import numpy as np
+    import torch
+
+    x = np.abs(rng_array(3, 4)) + 1
+    src = HEADER + call + "\n"
+    with pytest.raises(AssertionError):
+        exec(src, {"x": torch.from_numpy(x)})
+    result = convert_source(src)
+    assert not result.unsupported, result.unsupported
+    with pytest.raises(AssertionError):
+        exec(result.code, {"x": ms.Tensor(x)})
+
+
+CASES = CASES + CLOSE
