@@ -85,6 +85,9 @@ def _fresh(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         if any(a.keyword is not None and a.keyword.value in ("out", "inplace") for a in node.args):
             return False  # F.relu(x, inplace=True), torch.add(x, y, out=x): x itself
+        attr = node.func.attr.value
+        if attr.endswith("_") and not attr.startswith("_"):  # an in-place call returns its receiver
+            return _fresh(node.func.value)
         name = dotted(node.func)
         if name is not None and name.startswith("torch.") and name.count(".") == 1:
             return node.func.attr.value in FRESH_FUNCTIONS

@@ -126,6 +126,8 @@ CASES = [
                 names=("out", "x"), **TOL),
     *stmt_cases("Tensor.pow_", ["out = (x - y).pow_(2)"], XY, names=("out", "x"), **TOL),
     *stmt_cases("Tensor.unsqueeze_", ["out = torch.ones(3).unsqueeze_(0)"], X, names=("out",)),
+    # torch's adamax: an in-place chain on a fresh tensor (converting twice gives the same code)
+    *stmt_cases("Tensor.unsqueeze_", ["out = x.abs().add_(0.5).unsqueeze_(0)"], X, names=("out", "x")),
 ]
 
 
@@ -192,3 +194,10 @@ def test_marker_for_a_receiver_spanning_lines_is_one_comment_line():
     assert len(markers) == 1 and "cum_hist.view(-1).add_(step // 2 ).clamp_" not in markers[0]
     assert "the receiver `cum_hist.view(-1).add_(step // 2 )`" in markers[0]
     compile(result.code, "converted.py", "exec")  # still parses
+
+
+def test_value_and_chain_forms_are_idempotent():
+    code = convert_source(HEADER + "z = x.add_(1)\nx.mul_(b).add_(g, alpha=0.1)\nout = x.abs().add_(0.5).unsqueeze_(0)\n"
+                          "y = [p.zero_() for p in ps]\n").code
+    assert "x.copy_(x.mul(b)).copy_(x.add(g, alpha=0.1))" in code
+    assert convert_source(code).code == code
