@@ -6,7 +6,8 @@ benchmarks/corpus/src/): model zoos (timm, torchvision, segmentation_models_pyto
 scanned the way ``msmigrate scan`` does (a conversion with nothing written), so a use counts exactly when the
 converter sees a torch API there.
 
-    python benchmarks/api_usage.py [--out docs/api_usage.md] [--json FILE] [--top 300]
+    python benchmarks/api_usage.py [--out docs/api_usage.md] [--json FILE] [--top 300] [--jobs 2]
+    python benchmarks/api_usage.py --from-json FILE [--out ...]   # re-render a measurement without scanning
 
 Per API: uses, how many were converted ("mapped"), refused for an argument or a form ("unsupported", with the
 most frequent reason) and absent from the table ("missing"). Tensor methods that the table lacks are not seen by
@@ -99,17 +100,28 @@ def scan(root: Path) -> dict:
     missing: Counter = Counter()
     refused: Counter = Counter()
     reasons: dict[str, Counter] = defaultdict(Counter)
-    for u in (u for f in files for u in f.unsupported):
-        if u.reason == MISSING_REASON:
-            missing[u.api] += 1
-        else:
-            refused[u.api] += 1
-            reasons[u.api][u.reason] += 1
+    where = []  # every use not converted: (api, file:line, reason), for the JSON
+    for f in files:
+        for u in f.unsupported:
+            where.append((u.api, f"{f.filename}:{u.line}", u.reason))
+            if u.reason == MISSING_REASON:
+                missing[u.api] += 1
+            else:
+                refused[u.api] += 1
+                reasons[u.api][u.reason] += 1
     return {"files": len(files) + len(crashed), "errors": sum(len(f.errors) for f in files), "crashed": crashed,
-            "mapped": mapped, "refused": refused, "missing": missing, "reasons": reasons}
+            "mapped": mapped, "refused": refused, "missing": missing, "reasons": dict(reasons), "where": where}
 
 
-def measure() -> dict:
+def _scan_one(job):
+    """One package (run in a worker process with --jobs): the scan, its untabled method calls, its seconds."""
+    root, names, tabled = job
+    t0 = time.perf_counter()
+    s = scan(root)
+    return s, untabled_method_calls(root, names, tabled), time.perf_counter() - t0
+
+
+def measure(jobs: int = 1) -> dict:
     from migrate.mapping import load_table
 
     table = load_table()
@@ -119,16 +131,23 @@ def measure() -> dict:
     per_package = []
     total = {k: Counter() for k in ("mapped", "refused", "missing", "methods")}
     reasons: dict[str, Counter] = defaultdict(Counter)
-    for label, root, role in sources:
-        t0 = time.perf_counter()
-        s = scan(root)
-        methods = untabled_method_calls(root, names, tabled)
+    where = []
+    work = [(root, names, tabled) for _, root, _ in sources]
+    if jobs > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_scan_one, work, chunksize=1)
+    else:
+        results = map(_scan_one, work)
+    for (label, root, role), (s, methods, seconds) in zip(sources, results):
+        where += [(api, f"{label}: {loc}", reason) for api, loc, reason in s["where"]]
         uses = sum(s["mapped"].values()) + sum(s["refused"].values()) + sum(s["missing"].values())
         per_package.append({"package": label, "role": role, "files": s["files"], "errors": s["errors"], "crashed": s["crashed"],
                             "uses": uses,
                             "mapped": sum(s["mapped"].values()), "refused": sum(s["refused"].values()),
                             "missing": sum(s["missing"].values()), "untabled_method_calls": sum(methods.values()),
-                            "seconds": round(time.perf_counter() - t0, 1)})
+                            "seconds": round(seconds, 1)})
         for k in ("mapped", "refused", "missing"):
             total[k].update(s[k])
         total["methods"].update(methods)
@@ -142,7 +161,31 @@ def measure() -> dict:
                     "reason": reasons[a].most_common(1)[0][0] if reasons[a] else ""} for a in apis),
                   key=lambda r: (-r["uses"], r["api"]))
     return {"entries": len(table), "packages": per_package, "apis": rows,
-            "untabled_methods": total["methods"].most_common()}
+            "untabled_methods": total["methods"].most_common(),
+            "reasons": {a: dict(c) for a, c in reasons.items()}, "not_converted": where}
+
+
+COUNTING = [
+    "- A use is a call or a reference of a torch API that the converter sees (as `msmigrate scan` reports it). A"
+    " method call is recognised through the table: on a receiver known to be a tensor every call counts, and one of"
+    " a method the table lacks is *missing*; on a receiver of unknown type, a call that does not fit torch's"
+    " signature (`obj.view(a, b, key=1)`) is taken for a look-alike and not counted.",
+    "- `f(..., **options)`: counted *mapped*. The converted call passes `**_msmigrate_kwargs(api, options, ...)`,"
+    " which checks the keys when the code runs: it renames what the entry maps one to one, drops devices, drops a"
+    " dtype only at its default (None or float32) and raises a TypeError for any other key (timm's"
+    " `**dd = {'device': ..., 'dtype': ...}` passes; `padding=` through `**` would raise, never be guessed).",
+    "- Values told apart when the code runs are counted *mapped*: `x.to(v)` (a device or a dtype), `torch.max(x, v)`"
+    " with `v` a name (a dim or a tensor).",
+    "- In-place methods: a result used as a value or a chain on one tensor (`v.mul_(b).add_(g)`) is converted"
+    " (MindSpore's `x.copy_(v)` returns a tensor sharing x's memory); a view, a `float()`/`to()` result or a subscript"
+    " as the receiver is *unsupported*.",
+    "- A custom optimizer (`class Lamb(Optimizer)`) is *unsupported* at its base class (MindSpore optimizers get the"
+    " gradients as their call's argument; parameters carry no `.grad`). The torch calls inside its `step`"
+    " (`torch._foreach_*`...) still count one by one, mapped when each converts: the class as a whole does not run.",
+    "- `Tensor.norm` with a variable `p` is *unsupported*: most of those uses are calls of a submodule named `norm`"
+    " (`attn.norm(x)`, `blk.norm(x)`) on a receiver whose type the converter cannot tell; they are counted as the"
+    " converter reports them, not dropped from the measure.",
+]
 
 
 def _status(r: dict) -> str:
@@ -182,6 +225,7 @@ def render(data: dict, top: int) -> str:
     if crashed:
         lines += ["", "Files the converter crashed on (their uses are not counted):", ""]
         lines += [f"- {c}" for c in crashed]
+    lines += ["", "## How uses are counted", "", *COUNTING]
     lines += ["", f"## Ranking (top {top} of {len(rows)})", "",
               "| # | api | uses | mapped | unsupported | missing | status | cumulative share of uses | reason |",
               "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |"]
@@ -209,10 +253,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(ROOT / "docs" / "api_usage.md"), help="markdown ranking to write")
     p.add_argument("--json", help="also write the measurement as JSON")
     p.add_argument("--top", type=int, default=300, help="rows in the ranking table (default 300)")
+    p.add_argument("--jobs", type=int, default=1, help="packages scanned in parallel processes (default 1)")
+    p.add_argument("--from-json", help="render the markdown from a measurement written earlier with --json")
     args = p.parse_args(argv)
-    data = measure()
+    data = json.loads(Path(args.from_json).read_text()) if args.from_json else measure(args.jobs)
     Path(args.out).write_text(render(data, args.top), encoding="utf-8")
-    if args.json:
+    if args.json and not args.from_json:
         Path(args.json).write_text(json.dumps(data, indent=1), encoding="utf-8")
     rows = data["apis"]
     uses = sum(r["uses"] for r in rows)

@@ -15,6 +15,7 @@ One TOML file per API family. Each ``[[api]]`` table describes one torch API::
     drop = ["device", "dtype"]         # torch arguments with no MindSpore meaning (dropped)
     unsupported = { padding_mode = "..." }   # present => unsupported with this reason...
     allow = { padding_mode = ["'zeros'"] }   # ...unless its source text is one of these
+    unsupported = { subclass = "..." }       # (key "subclass") refused where a class statement derives from it
     rule = "conv_padding"              # a named Python rule (migrate/mapping/rules.py) for what tables cannot say
     forms = [{ when = ["dim"], template = "{self}.shape[{dim}]" }, { template = "{self}.shape" }]
     notes = "..."

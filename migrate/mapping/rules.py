@@ -94,14 +94,29 @@ def module_to(call) -> None:
 
 
 def dim_or_other(call) -> None:
-    """``torch.max(x, 1)`` reduces over a dim; ``torch.max(x, y)`` is elementwise. Decide from the literal."""
+    """``torch.max(x, 1)`` reduces over a dim; ``torch.max(x, y)`` is elementwise. Decide from the literal; a name
+    (``torch.max(x, v)``) is told apart when the code runs (an int is a dim)."""
     if "dim" not in call.bound:
         return
     value = call.literal("dim")
-    if value is NOT_LITERAL and "dim" in call.positional:
-        raise Unsupported("cannot tell whether the second argument is a dim or a tensor; write dim= or other=")
+    if value is NOT_LITERAL and "dim" in call.positional and "keepdim" not in call.origin:
+        import libcst as cst
+
+        from ..core.cst_util import expr
+
+        ops_ = _REDUCE_OR_ELEMENTWISE.get(call.entry.torch)
+        v, x = call.bound["dim"], call.bound["input"]
+        if ops_ is None or not all(isinstance(n, (cst.Name, cst.Attribute)) for n in (v, x)):
+            raise Unsupported("cannot tell whether the second argument is a dim or a tensor; write dim= or other=")
+        # torch.max(x, v): told apart when the code runs (v is read twice, so only names and attributes)
+        call.replacement = expr(f"({ops_[0]}({code(x)}, {code(v)}, keepdims=False) if isinstance({code(v)}, int) "
+                                f"else {ops_[1]}({code(x)}, {code(v)}))")
+        return
     if not isinstance(value, int) and value is not NOT_LITERAL:
         raise Unsupported("dim must be an int")
+
+
+_REDUCE_OR_ELEMENTWISE = {"torch.max": ("ops.max", "ops.maximum"), "torch.min": ("ops.min", "ops.minimum")}
 
 
 def to_device_or_dtype(call) -> None:

@@ -134,7 +134,14 @@ def tensor_to(call) -> None:
     call.bound.pop("device", None)
     call.bound.pop("non_blocking", None)  # MindSpore copies to its device itself: no meaning, whatever the expression
     call.bound.pop("memory_format", None)  # channels_last: a layout hint, MindSpore tensors have no memory format
-    to_device_or_dtype(call)
+    try:
+        to_device_or_dtype(call)
+    except Unsupported as exc:  # x.to(v): whether v is a device or a dtype is known when the code runs
+        if not str(exc).startswith("cannot tell whether"):
+            raise
+        args = [code(a.value) for a in call.varargs] + ([f"dtype={code(dtype)}"] if dtype is not None else [])
+        call.replacement = expr(f"_msmigrate_to({', '.join([code(call.receiver), *args])})")
+        return
     if dtype is not None:
         if code(call.replacement) != code(call.receiver):
             raise Unsupported("several dtypes given")

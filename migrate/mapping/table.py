@@ -62,7 +62,8 @@ class Entry:
     # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_BatchNorm2d``). Without it, an
     # entry whose arguments or defaults need adapting is refused as a value, since its call sites are unknown.
     value: str | None = None
-    kwargs: bool = False  # the entry's rule reads `**mapping` arguments (Call.kwargs); otherwise they are refused
+    kwargs: bool = False  # the entry takes `**mapping` arguments as they are, or its rule reads them (Call.kwargs);
+    # otherwise each one goes through the generated _msmigrate_kwargs, which checks its keys when the code runs
     # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
     # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
     # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
@@ -153,7 +154,7 @@ def _entry(raw: dict, where: str) -> Entry:
     if not (raw.get("ms") or forms or raw.get("rule") or inplace or "*" in raw.get("unsupported", {})):
         raise fail("needs 'ms', 'forms', 'rule', 'inplace' or unsupported.\"*\" (a known API that cannot be converted)")
     args = tuple(raw.get("args", ()))
-    names = {a.lstrip("*") for a in args} | {"self", "*"}
+    names = {a.lstrip("*") for a in args} | {"self", "*", "subclass"}  # unsupported.subclass: refused as a base
     for table_name in ("rename", "fill", "transform", "unsupported", "allow"):
         for key in raw.get(table_name, {}):
             if key not in names:

@@ -29,6 +29,8 @@ class Call:
         self.positional: set[str] = set()  # names that were passed positionally
         self.varargs: list[cst.Arg] = []
         self.kwargs: list[cst.Arg] = []  # `**mapping` arguments, for entries whose rule reads them (entry.kwargs)
+        self.forwarded: list[cst.Arg] = []  # `**mapping` arguments of other entries: keys checked when it runs
+        self._forward_args: dict[int, cst.Arg] = {}  # id(original ** Arg) -> its converted form
         self.origin: dict[str, cst.Arg] = {}  # name -> the original Arg node (for its comma/whitespace)
         self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
         # whether an argument is a device value (the rewriter sets the resolver's judgement; rules ask it)
@@ -48,8 +50,8 @@ class Call:
                 self.varargs.append(arg)  # f(*items) into a *args signature
                 i += 1
                 continue
-            if arg.star == "**" and entry.kwargs:
-                self.kwargs.append(arg)
+            if arg.star == "**":
+                (self.kwargs if entry.kwargs else self.forwarded).append(arg)
                 continue
             if arg.star:
                 raise Misfit(f"cannot map {arg.star}{code(arg.value)} onto the signature")
@@ -114,7 +116,11 @@ class Call:
 
             rules.RULES[e.rule](self)
             if self.replacement is not None:
+                if self.forwarded:  # the rule wrote the whole call from the arguments it saw
+                    raise Misfit(f"cannot map **{code(self.forwarded[0].value)} onto the signature")
                 return self.replacement
+        if self.forwarded:
+            self._forward()
         for name, template in e.transform.items():
             if name in self.bound:
                 self.bound[name] = _fold(self._format(template))
@@ -122,10 +128,44 @@ class Call:
             self.bound.pop(name, None)
         for form in e.forms:
             if all(n in self.bound for n in form.when) and not any(n in self.bound for n in form.absent):
-                return expr(self._format(form.template))
+                result = expr(self._format(form.template))
+                if self.forwarded:
+                    if not isinstance(result, cst.Call):
+                        raise Misfit(f"cannot map **{code(self.forwarded[0].value)} onto the signature")
+                    result = result.with_changes(args=[*result.args[:-1], *(
+                        [result.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
+                        if result.args else []), *self._forward_args.values()])
+                return result
         if not e.ms:
             raise Unsupported("no form of this call is supported: " + ", ".join(sorted(self.bound)))
         return self._emit()
+
+    def _forward(self) -> None:
+        """``f(a, **options)``: the keys of ``options`` are known only when the converted code runs. Each
+        ``**options`` becomes ``**_msmigrate_kwargs(api, options, keep=..., drop=..., unset=...)`` (a helper
+        written into the file) that passes on the torch arguments this entry maps one to one (renamed), discards
+        those it drops (a device), discards a dtype only when it is the default (None or float32), and raises a
+        TypeError naming any other key: one that a fill, a transform, a rule or a refusal depends on, or one the
+        call already gives by name."""
+        e = self.entry
+        reads = _rule_reads(e.rule)
+        used = set(e.transform) | set(e.unsupported) | {n for f in e.forms for n in (
+            *f.when, *f.absent, *_template_names(f.template))}
+        taken = set(self.bound) | set(e.inject)
+        keep, drop, unset = {}, [], []
+        for arg in e.args:
+            if arg.startswith("*") or arg in self.bound or arg in used or reads is None or arg in reads:
+                continue
+            if arg in e.drop:
+                (unset if arg == "dtype" else drop).append(arg)
+            elif e.ms and e.rename.get(arg, arg) not in taken:
+                keep[arg] = e.rename.get(arg, arg)
+        options = [f"keep={keep!r}"] if keep else []
+        options += [f"drop={tuple(drop)!r}"] if drop else []
+        options += [f"unset={tuple(unset)!r}"] if unset else []
+        for arg in self.forwarded:
+            helper = f"_msmigrate_kwargs({e.torch!r}, {code(arg.value)}{''.join(', ' + o for o in options)})"
+            self._forward_args[id(arg)] = arg.with_changes(value=expr(helper))
 
     def _format(self, template: str) -> str:
         values = {n: atom_code(v) for n, v in self.bound.items()}
@@ -149,6 +189,12 @@ class Call:
         varargs_done = False
         for arg in self.node.args:  # original order, original formatting
             name = next((n for n, a in self.origin.items() if a is arg), None)
+            if id(arg) in self._forward_args:
+                out.append(self._forward_args[id(arg)])
+                continue
+            if any(arg is a for a in self.kwargs):  # an entry that takes **options as they are
+                out.append(arg)
+                continue
             if name is None:  # a vararg (a rule may have repacked them)
                 if not varargs_done:
                     out.extend(self.varargs)
@@ -200,6 +246,36 @@ def _commas(original: tuple[cst.Arg, ...], out: list[cst.Arg]) -> list[cst.Arg]:
         else:
             fixed.append(arg.with_changes(comma=sep))
     return fixed
+
+
+def _template_names(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+_RULE_READS: dict[str, frozenset | None] = {}
+
+
+def _rule_reads(rule: str | None) -> frozenset | None:
+    """The argument names a rule may read (every string literal in its source), or None when it reads them all
+    (iterates ``call.bound``): such names are never accepted through ``**``."""
+    if rule is None:
+        return frozenset()
+    if rule not in _RULE_READS:
+        import inspect
+
+        from ..mapping import rules
+
+        source = inspect.getsource(rules.RULES[rule])
+        # loop variables over a literal tuple of names (`for flag in ("a", "b")`) read only those literals
+        literal_loops = set(re.findall(r"for (\w+) in \((?:\s*[\"']\w+[\"'],?)+\s*\)", source))
+        keys = re.findall(r"\b(\w+)\s+(?:not\s+)?in\s+call\.bound\b|call\.(?:bound\[|src\(|literal\(|bound\.get\(|"
+                          r"bound\.pop\()\s*(\w+)", source)
+        by_variable = {k for pair in keys for k in pair if k} - literal_loops - {"not"}
+        if by_variable or re.search(r"bound\.(values|items|keys)\(|for \w+ in call\.bound\b", source):
+            _RULE_READS[rule] = None
+        else:
+            _RULE_READS[rule] = frozenset(re.findall(r"[\"']([A-Za-z_]\w*)[\"']", source))
+    return _RULE_READS[rule]
 
 
 _NUMBER_EXPR = re.compile(r"^[\d\s.+\-*/()eE]+$")

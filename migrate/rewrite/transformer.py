@@ -488,7 +488,10 @@ class Rewriter(cst.CSTTransformer):
         value, reason = self._value_form(api, as_class=id(original) in self._bases or id(original) in self._class_refs)
         if value is None:
             return self._fail(api, reason, original, updated)
-        if id(original) in self._bases and _has_arg_rules(self.table.lookup(api)):
+        entry = self.table.lookup(api)
+        if id(original) in self._bases and "subclass" in entry.unsupported:  # a base whose subclasses cannot work
+            return self._fail(api, entry.unsupported["subclass"], original, updated)
+        if id(original) in self._bases and _has_arg_rules(entry):
             return self._fail(api, "subclassing it passes torch constructor arguments through super().__init__, "
                                    "which cannot be adapted", original, updated)
         new = expr(value)

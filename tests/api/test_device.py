@@ -137,7 +137,7 @@ def test_cuda_legacy_constructors(name):
 @pytest.mark.parametrize("code,api,reason", [
     ("out = torch.FloatTensor(n)", "torch.FloatTensor", "cannot tell whether n is data or a size"),
     ("out = torch.cuda.LongTensor(values)", "torch.cuda.LongTensor", "cannot tell"),
-    ("out = isinstance(x, torch.FloatTensor)", "torch.FloatTensor", "only supported when called"),
+    ("out = isinstance(x, torch.cuda.FloatTensor)", "torch.cuda.FloatTensor", "only supported when called"),  # a device check
 ])
 def test_refused(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)

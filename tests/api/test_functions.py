@@ -89,9 +89,10 @@ CASES = [
     *call_cases("torch.var", ["torch.var(x)", "torch.var(x, 0)", "torch.var(x, dim=1, unbiased=False, keepdim=True)"],
                 X2, rtol=1e-5, atol=1e-5, why_tolerance="float32 variance accumulates in a different order"),
     *call_cases("torch.max", ["torch.max(x)", "torch.max(x, 1)", "torch.max(x, dim=0, keepdim=True)",
-                              "torch.max(x, other=y)"], XY),
+                              "torch.max(x, other=y)", "torch.max(x, y)", "torch.max(x, d)", "torch.max(x, d, True)"],
+                XY, prelude="d = 1"),
     *call_cases("torch.min", ["torch.min(x)", "torch.min(x, 1)", "torch.min(x, dim=1, keepdim=True)",
-                              "torch.min(x, other=y)"], XY),
+                              "torch.min(x, other=y)", "torch.min(x, y)", "torch.min(x, d)"], XY, prelude="d = 0"),
     *call_cases("torch.argmax", ["torch.argmax(x)", "torch.argmax(x, 1)", "torch.argmax(x, dim=0, keepdim=True)"], X2),
     *call_cases("torch.zeros", ["torch.zeros(2, 3)", "torch.zeros((2, 3))", "torch.zeros(4, dtype=torch.int32)",
                                 "torch.zeros(n, m)", "torch.zeros(shape)"], {}, prelude="n, m, shape = 3, 2, (1, 4)"),
@@ -127,7 +128,7 @@ def test_function(case):
     ("F.interpolate(x, scale_factor=s)", "torch.nn.functional.interpolate", "literal"),
     ("F.interpolate(x, size=4, mode='bicubic')", "torch.nn.functional.interpolate", "bicubic"),
     ("F.softmax(x)", "torch.nn.functional.softmax", "no form"),
-    ("torch.max(x, y)", "torch.max", "dim or a tensor"),
+    ("torch.max(x, y + 1)", "torch.max", "dim or a tensor"),  # an expression: told apart only for names
     ("torch.mean(x, dtype=torch.float64)", "torch.mean", "not mapped"),
     ("torch.frobnicate(x)", "torch.frobnicate", "no MindSpore mapping"),
 ])

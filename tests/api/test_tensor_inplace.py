@@ -109,6 +109,25 @@ CASES = [
     *stmt_cases("Tensor.uniform_", ["lin.weight.data.uniform_(-0.1, 0.1)\nout = lin.weight"],
                 LIN_IN, prelude=LINEAR, names=("out",), compare="shape"),
     *stmt_cases("Tensor.relu", ["out = x.relu()"], X, names=("out",)),
+    # results used as values: MindSpore's x.copy_(v) returns a tensor sharing x's memory, as torch returns x
+    *stmt_cases("Tensor.add_", ["a = x\nz = x.add_(1)\nz.mul_(2)"], X, names=("x", "a", "z")),
+    *stmt_cases("Tensor.zero_", ["out = [p.zero_() for p in (x, y)]"], XY, names=("out", "x", "y")),
+    *stmt_cases("Tensor.mul_", ["def f(t):\n    return t.mul_(2)\nout = f(x)"], X, names=("out", "x")),
+    *stmt_cases("Tensor.sigmoid_", ["out = x.sigmoid_() + 1"], X, names=("out", "x"), **TOL),
+    *stmt_cases("Tensor.clamp_", ["out = x.clamp_(min=0.1), x"], X, names=("out",)),
+    # chains on one tensor (optimizers: exp_avg.mul_(beta).add_(grad, alpha=1 - beta))
+    *stmt_cases("Tensor.add_", ["a = x\nx.mul_(beta).add_(y, alpha=1 - beta)",
+                                "out = x.mul_(2).add_(1).neg_()"], XY, prelude="beta = 0.9", names=("x",)),
+    *stmt_cases("Tensor.addcmul_", ["x.mul_(0.99).addcmul_(y, y, value=0.01)"], XY, **TOL),
+    *stmt_cases("Tensor.clamp_", ["x.add_(y // 2\n# a comment inside the receiver\n).clamp_(min=1)"],
+                {**INT, "y": rng_array(3, 4, dtype="int64", seed=1)}),
+    # a fresh tensor (no view, never the input itself): the in-place call is its out-of-place counterpart
+    *stmt_cases("Tensor.add_", ["out = x.abs().sqrt().add_(1e-8)", "out = torch.zeros(3).add_(2)"], X,
+                names=("out", "x"), **TOL),
+    *stmt_cases("Tensor.pow_", ["out = (x - y).pow_(2)"], XY, names=("out", "x"), **TOL),
+    *stmt_cases("Tensor.unsqueeze_", ["out = torch.ones(3).unsqueeze_(0)"], X, names=("out",)),
+    # torch's adamax: an in-place chain on a fresh tensor (converting twice gives the same code)
+    *stmt_cases("Tensor.unsqueeze_", ["out = x.abs().add_(0.5).unsqueeze_(0)"], X, names=("out", "x")),
 ]
 
 
@@ -151,12 +170,11 @@ def test_statement_forms():
 
 
 @pytest.mark.parametrize("code, api, reason", [
-    ("z = x.add_(1)", "Tensor.add_", "result is used as a value"),
-    ("return_value = [p.zero_() for p in ps]", "Tensor.zero_", "result is used as a value"),
-    ("def f(x):\n    return x.mul_(2)", "Tensor.mul_", "result is used as a value"),
-    ("f(x.sigmoid_())", "Tensor.sigmoid_", "result is used as a value"),
-    ("x.mul_(2).add_(1)", "Tensor.mul_", "result is used as a value"),
-    ("x.mul_(2).add_(1)", "Tensor.add_", "not a name or attribute chain"),
+    ("x.view(-1).add_(1)", "Tensor.add_", "not a name or attribute chain"),  # a view: torch writes through it
+    ("x.float().mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself when x is float32
+    ("F.relu(x, inplace=True).mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself
+    ("x.unsqueeze_(0).add_(1)", "Tensor.unsqueeze_", "changes the shape"),
+    ("x.unsqueeze_(0).add_(1)", "Tensor.add_", "not a name or attribute chain"),
     ("x[0].zero_()", "Tensor.zero_", "x[i] is a copy, not a view"),
     ("x[:, 1].fill_(2.0)", "Tensor.fill_", "x[i] is a copy, not a view"),
     ("model.get_w().normal_()", "Tensor.normal_", "not a name or attribute chain"),
@@ -168,11 +186,18 @@ def test_unsupported_inplace(code, api, reason):
 
 
 def test_marker_for_a_receiver_spanning_lines_is_one_comment_line():
-    # torchvision's autoaugment: a chained in-place call whose receiver holds a comment and a line break
-    src = HEADER + ("def f(cum_hist, step):\n    cum_hist.add_(step // 2\n    # a comment inside the receiver\n"
-                    "    ).clamp_(min=1)\n    return cum_hist\n")
+    # torchvision's autoaugment shape: a chained in-place call whose receiver holds a comment and a line break
+    src = HEADER + ("def f(cum_hist, step):\n    cum_hist.view(-1).add_(step // 2\n    # a comment inside the "
+                    "receiver\n    ).clamp_(min=1)\n    return cum_hist\n")
     result = convert_source(src)
     markers = [ln for ln in result.code.splitlines() if "msmigrate: unsupported Tensor.clamp_" in ln]
-    assert len(markers) == 1 and "cum_hist.add_(step // 2 ).clamp_" not in markers[0]
-    assert "the receiver `cum_hist.add_(step // 2 )`" in markers[0]
+    assert len(markers) == 1 and "cum_hist.view(-1).add_(step // 2 ).clamp_" not in markers[0]
+    assert "the receiver `cum_hist.view(-1).add_(step // 2 )`" in markers[0]
     compile(result.code, "converted.py", "exec")  # still parses
+
+
+def test_value_and_chain_forms_are_idempotent():
+    code = convert_source(HEADER + "z = x.add_(1)\nx.mul_(b).add_(g, alpha=0.1)\nout = x.abs().add_(0.5).unsqueeze_(0)\n"
+                          "y = [p.zero_() for p in ps]\n").code
+    assert "x.copy_(x.mul(b)).copy_(x.add(g, alpha=0.1))" in code
+    assert convert_source(code).code == code

@@ -146,7 +146,6 @@ P_LITERAL = "p must be a literal"
 DIM_LITERAL = "dim must be a literal: over two axes ops.norm computes a matrix norm"
 UNBIASED = "unbiased must be a literal True/False"
 FULL = "the dtype torch infers from a non-literal fill_value is unknown"
-DEVICE_OR_DTYPE = "cannot tell whether v0 is a device or a dtype"
 NEEDS_LITERAL = {
     "torch.norm:torch.norm(x, 1)[vars]": P_LITERAL,
     "torch.norm:torch.norm(x, p=2, dim=1)[vars]": P_LITERAL,
@@ -167,9 +166,6 @@ NEEDS_LITERAL = {
     "Tensor.norm:x.norm(1)[vars]": P_LITERAL,
     "Tensor.norm:x.norm(p=2, dim=1)[vars]": P_LITERAL,
     "Tensor.norm:x.norm(dim=0, keepdim=True)[vars]": DIM_LITERAL,
-    "Tensor.to:x.to('cpu')[vars]": DEVICE_OR_DTYPE,
-    "Tensor.to:x.to(torch.float64)[vars]": DEVICE_OR_DTYPE,
-    "Tensor.to:x.to(device, torch.float16)[vars]": DEVICE_OR_DTYPE,
 }
 
 KW = [v for m in SOURCES for c in m.CASES if (v := _keywords(c)) is not None]
