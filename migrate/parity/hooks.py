@@ -54,8 +54,10 @@ class TorchRecorder:
     place after its layer returned (``out += identity``) is detected (``mutated()``).
     """
 
-    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None):
+    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None,
+                 outputs: bool = True):
         self.clone = clone
+        self.outputs = outputs  # False: gradients only (no layer outputs kept)
         self.sink = sink  # sink(ident, tensors): wanted outputs / gradients are handed over, not stored
         self.records: dict = {}
         self.versions: dict = {}
@@ -102,7 +104,7 @@ class TorchRecorder:
             outs = flatten(output)
             if self.sink is not None and self._wants("fwd", key):
                 self.sink(("fwd", key), [o.detach() for o in outs])
-            elif self._wants("fwd", key):
+            elif self.outputs and self._wants("fwd", key):
                 self.records[key] = (path, type(module).__name__,
                                      [o.detach().clone() if self.clone else o.detach() for o in outs])
                 self.versions[key] = [o._version for o in outs]

@@ -233,9 +233,15 @@ def _table_layer_grads(d, first) -> str:
         return ""
     rows = [_row([f"<td class='l'>{_e(g['name'])}</td>", f"<td class='l'>{_e(g['kind'])}[{g['index']}]</td>",
                   *_metric_cells(g), f"<td class='l'>{_e(g.get('note', ''))}</td>"],
-                 "first" if g["name"] == first and not g["passed"] else ("" if g["passed"] else "fail"))
+                 "first" if g["name"] == first and not g["passed"] else
+                 ("" if g["passed"] or not (g.get("decisive", True) or first) else "fail"))
             for g in d["layer_grads"]]
-    return ("<h2>Backward: gradients at layer outputs / inputs (backward order)</h2><table><tr>"
+    lead = ("" if any(g.get("decisive", True) for g in d["layer_grads"]) else
+            "<p class='muted'>The parameter gradients decide the backward verdict; these locate where a failing "
+            "one's error entered. A layer gradient outside the float32 screen while every parameter gradient is "
+            "within its floor is not a divergence (inputs within rounding of a ReLU / max-pool kink routed "
+            "differently, then spread by the layers before them).</p>")
+    return ("<h2>Backward: gradients at layer outputs / inputs (backward order)</h2>" + lead + "<table><tr>"
             f"<th class='l'>layer</th><th class='l'>gradient at</th>{_MHEAD}<th class='l'>note</th></tr>"
             + "".join(rows) + "</table>")
 

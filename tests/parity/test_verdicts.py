@@ -161,3 +161,28 @@ def test_must_fail_at_the_right_layer(case):
         assert r.steps[0]["first_param"] == name, r.table(color=False)
     else:
         assert r.first_nonfinite["ms"] == name
+
+
+def test_gradients_left_by_the_caller_do_not_add_in():
+    """A training step (or a warm-up) before compare leaves .grad set: torch's backward would add to it, doubling
+    every torch parameter gradient (then the float64 tier saw torch 'off' by 100% and widened every floor)."""
+    torch.manual_seed(0)
+    t, m, x = nets.TBiasBN(), nets.MBiasBN(), _x((2, 3, 32, 32))
+    t(torch.from_numpy(x)).sum().backward()
+    before = {n: p.grad.clone() for n, p in t.named_parameters()}
+    r = compare(t, m, x)
+    assert r.passed, r.table(color=False)
+    weights = [g for g in r.grads if g["name"].endswith("weight")]
+    assert weights and all(g["tier"] == "float32" and g["passed"] for g in weights), weights
+    for n, p in t.named_parameters():  # the caller's gradients are put back
+        assert torch.equal(p.grad, before[n]), n
+
+
+def test_faithful_port_records_no_layer_gradients():
+    """Layer gradients only locate a failing parameter gradient: a faithful port with parameters pays for neither
+    torch's stored layer gradients nor MindSpore's backward hooks; a failing one gets them in a second pass."""
+    r = _run(TorchCNN, MsCNN, (2, 3, 16, 16))
+    assert r.passed and r.grads and not r.layer_grads and "locate_s" not in r.timing
+    r = _run(TorchCNN, _cnn_bug("bprop"), (2, 3, 16, 16))
+    assert not r.passed and r.layer_grads and "locate_s" in r.timing
+    assert not any(g["decisive"] for g in r.layer_grads)
