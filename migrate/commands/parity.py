@@ -32,7 +32,7 @@ copied, and the forward shows whether it mattered. Both sides run in train mode 
 disabled (BatchNorm uses batch statistics); without --loss the loss is the sum of the outputs; a
 model without parameters gets its gradients through its inputs.
 
-Verdict, per tensor (layer outputs, parameter gradients, parameters after a step), in two tiers:
+Verdict, per tensor (layer outputs, parameter gradients, parameters after a step), in tiers:
   1. float32 screen: |torch - ms| <= atol + rtol * max|torch| for every element (gradients:
      --grad-rtol);
   2. a tensor outside the screen is judged on a float64 run of the torch model (run only when some
@@ -41,7 +41,10 @@ Verdict, per tensor (layer outputs, parameter gradients, parameters after a step
      single-accumulator and a blocked float32 sum of n terms, for n up to ~14k fan-in / ~3e5 positions,
      see README) + eps32 x ||sum|terms| || (parameter gradients of Linear/Conv/norm layers: a gradient
      summing large terms to zero, like a conv bias before BatchNorm, gets eps x sum|terms|, not
-     eps x |result|).
+     eps x |result|);
+  3. a parameter gradient still outside gets a routing term: how far torch's gradient moves when
+     noise of the frameworks' observed forward difference is added at each ReLU / max-pool input
+     (inputs that close to a kink route their gradient either way).
 The parameter gradients decide the backward verdict (a model without parameters: its input and layer
 gradients). Only when one fails are the gradients at every layer's outputs and inputs recorded, in a
 second forward+backward on both sides, to name the layer where the backward parts; a layer gradient

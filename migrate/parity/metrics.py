@@ -94,8 +94,10 @@ def compare(reference, port, rtol: float, atol: float, outliers: float = 0.0) ->
     allowed = int(outliers * t.numel())
     # error: the (allowed+1)-th largest difference, so that ratio <= 1 exactly when the screen passes
     error = float(torch.topk(diff, min(allowed + 1, t.numel())).values[-1]) if allowed else max_abs
+    rms_diff = float(diff.norm()) / math.sqrt(t.numel())
     max_rel = float((diff / t.abs().clamp_min_(1e-12)).max())
-    row.update(max_abs=max_abs, max_rel=max_rel, cosine=_cosine(dot, nt, nm), within=1 - n_bad / t.numel(),
+    row.update(max_abs=max_abs, max_rel=max_rel, rms_diff=rms_diff, cosine=_cosine(dot, nt, nm),
+               within=1 - n_bad / t.numel(),
                scaled_err=_scaled(max_abs, scale), passed=n_bad <= allowed, floor=tol, error=error,
                ratio=error / tol if tol > 0 else (0.0 if error == 0 else math.inf), tier="float32")
     return row

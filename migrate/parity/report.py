@@ -103,7 +103,8 @@ class ParityReport:
         tol = self.tolerances
         lines = [f"forward: {len(self.layers)} layers compared (screen: error <= {tol['atol']:g} + {tol['rtol']:g} x "
                  f"max|torch|, gradients {tol.get('grad_rtol', tol['rtol']):g}; a tensor outside it is judged on a "
-                 f"float64 torch run: ratio = error / noise floor, * marks those)"]
+                 f"float64 torch run: ratio = error / noise floor, * marks those; ~ marks parameter gradients "
+                 f"passed on the routing term)"]
         head = (f"   {'#':>3}  {'layer':<34} {'type':<18} {'shape':<18} {'max_abs':>9} {'cosine':>9} {'within':>7} "
                 f"{'ratio':>9}")
         lines.append(head)
@@ -188,7 +189,7 @@ def _ratio(r) -> str:
     if isinstance(v, str) or math.isinf(v) or math.isnan(v):
         return str(v)
     text = f"{v:.2g}x" if v < 100 else f"{v:.3g}x" if v < 1e4 else f"{v:.1e}x"
-    return text + ("*" if r.get("tier") == "float64" else "")
+    return text + ("*" if r.get("tier") == "float64" else "~" if r.get("tier") == "routing" else "")
 
 
 def _shape(r) -> str:

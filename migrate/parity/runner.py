@@ -17,6 +17,7 @@ Phases (both frameworks eager, train mode, dropout disabled):
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -185,6 +186,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     rtol, atol = report.tolerances["rtol"], report.tolerances["atol"]
     grtol = report.tolerances["grad_rtol"]
     stash = _Stash(STASH_BYTES)
+    screened: dict = {}  # parameter gradients outside the screen: torch's and MindSpore's, for the routing term
     no_params = not any(p.requires_grad for p in torch_model.parameters())
     xs_t = [torch.from_numpy(np.array(x)) for x in inputs]
     if backward and no_params:  # a parameter-free model: the gradient flows to the inputs
@@ -309,13 +311,26 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
                 report.grads.append(row)
                 if not row["passed"] and reference and row.get("tier") == "float32":
                     stash.add(("param", e.torch_name, e.expand_axis), row, [tg], [mg])
+                    screened[e.torch_name] = (tg, mg, e.expand_axis)
         del ms_grads
     for p in torch_model.parameters():
         p.grad = caller_grads.get(p)
+    routing: dict = {}
+    if screened and report.error is None:
+        # cheap tier 2: is MindSpore as close to torch as torch is to itself under the observed forward difference?
+        t0 = time.perf_counter()
+        routing = _routing_terms(report, torch_model, inputs, target, loss, rows, screened)
+        report.timing["routing_s"] = time.perf_counter() - t0
+        _judge_routing(report, stash, screened, routing)
     if stash.items:
         t0 = time.perf_counter()
         _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params)
         report.timing["reference_s"] = time.perf_counter() - t0
+    for row in report.grads:  # float64 verdicts: the routing term joins the floor
+        term = routing.get(row["name"])
+        if term and row.get("tier") == "float64" and not row["passed"]:
+            floor = row["floor"] + term
+            row.update(routing=term, floor=floor, ratio=row["error"] / floor, passed=row["error"] <= floor)
     if (backward and not no_params and report.error is None and any(not g["passed"] for g in report.grads)):
         t0 = time.perf_counter()
         _locate_backward(report, torch_model, ms_model, inputs, target, loss, ms_loss, t_meta, ms_types,
@@ -382,6 +397,106 @@ def _unreached(rec, ms_types, seen_grads, grad_rows, grtol, atol, decisive) -> N
                                   "decisive": decisive})
     rec.out_grads.clear()
     rec.in_grads.clear()
+
+
+_KINKS = ("ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "Hardtanh", "Threshold", "MaxPool1d", "MaxPool2d",
+          "MaxPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d")
+
+
+def _routing_terms(report, torch_model, inputs, target, loss, rows, screened) -> dict:
+    """The routing term of the parameter gradients outside the float32 screen: name -> ||g_perturbed - g_torch||.
+
+    ReLU and max-pool route each gradient element by a comparison (x > 0, which input is largest). Where the
+    compared values are closer than the two frameworks' forward outputs differ, MindSpore can route it one way and
+    torch the other; each such flip moves a whole gradient value, and the next convolution's weight gradient sums
+    it as an O(1) term. torch's own float32 run flips few of them against float64, so K x torch_err misses them.
+    Evidence for the term: torch float32 forward+backward once more with Gaussian noise, of the rms by which the
+    frameworks' outputs differ at each such layer (measured in the forward comparison), added to that layer's
+    input (fixed seed); routing = ||g_perturbed - g_torch||. A slip in the backward leaves the forward at noise
+    level, so this term stays at noise level beside it."""
+    import torch
+
+    from .hooks import _Keys
+
+    rms = {k: r.get("rms_diff") for k, r in rows.items() if r.get("rms_diff")}
+    names = set(screened)
+    if not names or not rms:
+        return {}
+    buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
+    caller = {p: p.grad for p in torch_model.parameters()}
+    for p in caller:
+        p.grad = None
+    gen = torch.Generator().manual_seed(0)
+    keys, handles, hit = _Keys(), [], [0]
+
+    def pre_hook(path):
+        def hook(module, args):
+            key = keys.next(path)
+            sigma = rms.get(key)
+            if type(module).__name__ not in _KINKS or not sigma or not args or not hasattr(args[0], "shape"):
+                return None
+            if not args[0].is_floating_point():
+                return None
+            hit[0] += 1
+            return (args[0] + sigma * torch.randn(args[0].shape, generator=gen, dtype=args[0].dtype),
+                    *args[1:])
+        return hook
+
+    for path, module in torch_model.named_modules():
+        handles.append(module.register_forward_pre_hook(pre_hook(path or ROOT)))
+    try:
+        out = torch_model(*[torch.from_numpy(np.array(x)) for x in inputs])
+        lt = _torch_loss(loss, out, target)
+        del out
+        lt.backward()
+        perturbed = {n: p.grad for n, p in torch_model.named_parameters() if n in names}
+    except Exception as exc:  # noqa: BLE001 - no term: the float64 verdict stands
+        report.determinism.append(f"routing term not computed ({type(exc).__name__}: {_line(exc)})")
+        return {}
+    finally:
+        for h in handles:
+            h.remove()
+        with torch.no_grad():
+            for n, b in torch_model.named_buffers():
+                b.copy_(buffers[n])
+        for p, g in caller.items():
+            p.grad = g
+    if not hit[0]:
+        return {}
+    terms = {}
+    for name, (tg, _mg, axis) in screened.items():
+        g = perturbed.get(name)
+        if g is None:
+            continue
+        g = g.detach()
+        if axis is not None:
+            g = g.unsqueeze(axis)
+        terms[name] = float((g.to(torch.float64).reshape(-1)
+                             - torch.from_numpy(np.ascontiguousarray(tg)).to(torch.float64).reshape(-1)).norm())
+    report.determinism.append(
+        f"{len(terms)} parameter gradient(s) outside the float32 screen were given a routing term (ReLU / max-pool "
+        f"inputs closer than the frameworks' forward difference route gradients differently): how far torch's "
+        f"gradient moved when noise of the observed forward difference was added at {hit[0]} such layer input(s)")
+    return terms
+
+
+def _judge_routing(report, stash, screened, routing) -> None:
+    """Tier 2 for parameter gradients (float32, no float64 run): passes when ||ms - torch|| <= routing, i.e. MindSpore
+    is as close to torch as torch is to itself under the forward difference observed between the two."""
+    import torch
+
+    by_name = {r["name"]: r for r in report.grads}
+    for name, (tg, mg, axis) in screened.items():
+        term, row = routing.get(name), by_name.get(name)
+        if not term or row is None:
+            continue
+        err = float((torch.from_numpy(np.ascontiguousarray(mg)).to(torch.float64).reshape(-1)
+                     - torch.from_numpy(np.ascontiguousarray(tg)).to(torch.float64).reshape(-1)).norm())
+        if err <= term:
+            screen = {"floor": row.get("floor"), "error": row.get("error"), "ratio": row.get("ratio")}
+            row.update(tier="routing", floor=term, error=err, ratio=err / term, passed=True, routing=term,
+                       screen=screen)
+            stash.items.pop(("param", name, axis), None)
 
 
 def _locate_backward(report, torch_model, ms_model, inputs, target, loss, ms_loss, t_meta, ms_types,
