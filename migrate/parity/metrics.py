@@ -24,6 +24,11 @@ gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net (Bat
 batch x pixels: the longer the sum, the larger the gap), so the floors allow 32x and 128x. A real slip is
 typically 30x-1e6x outside its floor.
 
+Parameter gradients still outside get a routing term (runner._routing_terms: how far torch's float32 gradient moves
+when noise of the frameworks' observed forward difference is added at each ReLU / max-pool input): it decides alone
+first (tier "routing": ``||ms - torch32|| <= routing``, no float64 run), and joins the float64 floor otherwise.
+Why K is 32 / 128 (the sqrt(n / log2 n) accuracy ratio of two correct float32 summations of n terms): README.
+
 Other measures (informative): ``max_abs = max|t - m|``, ``max_rel`` element-wise relative to ``|t|``,
 ``cosine``, ``scaled_err = max_abs / max|t|``, ``within`` = share of elements within the screen tolerance.
 Computed with torch (multi-threaded, no copies of the MindSpore array beyond one float view).
@@ -34,8 +39,8 @@ import math
 
 import numpy as np
 
-K_TORCH = 32.0  # forward tensors
-K_TORCH_GRAD = 128.0  # gradients (and so parameters after a step)
+K_TORCH = 32.0  # forward tensors: sqrt(n / log2 n) for fan-ins up to n ~ 14,000 (README)
+K_TORCH_GRAD = 128.0  # gradients (and parameters after a step): the same for sums up to n ~ 300,000
 EPS32 = float(np.finfo(np.float32).eps)  # 1.19e-7
 TINY = 1e-30
 
