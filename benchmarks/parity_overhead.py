@@ -85,6 +85,9 @@ def _worker(mode: str, size: int, base: int, batch: int, repeat: int) -> dict:
             t0 = time.perf_counter()
             report = compare(tm, mm, x)
             times.append(time.perf_counter() - t0)
+        failed = [g["name"] for g in report.grads if not g["passed"]]
+        screen = [g["name"] for g in report.grads if g.get("tier") in ("routing", "float64")]
+        out.update(failed_grads=failed, screened_out=screen)
         out.update(parity_s=min(times), passed=report.passed, layers=len(report.layers), grads=len(report.grads),
                    layer_grads=len(report.layer_grads), fd=report.first_divergence, timing=report.timing,
                    reference=report.reference)
@@ -133,6 +136,13 @@ def main() -> int:
           "reference {:.1f} s ({} tensors outside the float32 screen re-judged)".format(
               t.get("torch_s", 0.0), t.get("mindspore_s", 0.0), t.get("reference_s", 0.0),
               q.get("reference", {}).get("tensors", 0)))
+    if q.get("screened_out"):
+        print(f"parameter gradients outside the float32 screen: {len(q['screened_out'])} "
+              f"({', '.join(q['screened_out'][:6])}); still failing after float64: {q['failed_grads'] or 'none'}")
+    if "routing_s" in t:
+        print(f"routing term (one perturbed float32 torch run): {t['routing_s']:.1f} s")
+    if "locate_s" in t:
+        print(f"second pass locating the backward divergence (layer gradients): {t['locate_s']:.1f} s")
     if not q["passed"]:
         print(f"note: parity did not hold on this faithful port: {q['fd']}")
     return 0

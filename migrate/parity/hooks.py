@@ -54,8 +54,10 @@ class TorchRecorder:
     place after its layer returned (``out += identity``) is detected (``mutated()``).
     """
 
-    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None):
+    def __init__(self, model, grads: bool = True, want: dict | None = None, clone: bool = False, sink=None,
+                 outputs: bool = True):
         self.clone = clone
+        self.outputs = outputs  # False: gradients only (no layer outputs kept)
         self.sink = sink  # sink(ident, tensors): wanted outputs / gradients are handed over, not stored
         self.records: dict = {}
         self.versions: dict = {}
@@ -102,7 +104,7 @@ class TorchRecorder:
             outs = flatten(output)
             if self.sink is not None and self._wants("fwd", key):
                 self.sink(("fwd", key), [o.detach() for o in outs])
-            elif self._wants("fwd", key):
+            elif self.outputs and self._wants("fwd", key):
                 self.records[key] = (path, type(module).__name__,
                                      [o.detach().clone() if self.clone else o.detach() for o in outs])
                 self.versions[key] = [o._version for o in outs]
@@ -150,6 +152,7 @@ class MsRecorder:
         self.wrapped: list = []
         self.handles: list = []
         self.on_forward, self.on_grad = on_forward, on_grad
+        self._last: dict = {}
         for path, cell in net.cells_and_names():
             path = path or ROOT
             orig = cell.construct
@@ -166,7 +169,13 @@ class MsRecorder:
             key = self.keys.next(path)
             self.stack.append(key)
             out = orig(*args, **kwargs)
-            arrays = [o.asnumpy() for o in flatten(out)]  # synchronise: errors surface here
+            # synchronise: errors surface here. A container returning its last child's very tensor reuses that
+            # child's copy (the tensor is held in _last, so its id cannot be reused meanwhile)
+            arrays = []
+            for o in flatten(out):
+                hit = self._last.get(id(o))
+                arrays.append(hit[1] if hit is not None and hit[0] is o else o.asnumpy())
+            self._last = {id(o): (o, a) for o, a in zip(flatten(out), arrays)}
             self.stack.pop()
             self.on_forward(key, path, type(cell).__name__, arrays)
             return out
@@ -186,6 +195,7 @@ class MsRecorder:
         return hook
 
     def remove(self):
+        self._last = {}
         for cell in self.wrapped:
             if "construct" in cell.__dict__:
                 del cell.construct

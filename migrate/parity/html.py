@@ -58,7 +58,10 @@ def _settings(d) -> str:
              f"(gradients: {t.get('grad_rtol', t['rtol']):g}·max|torch|); a tensor outside it is judged on a float64 "
              f"torch run: error = ‖ms − ref‖, noise floor = {t.get('k_torch', 32):g}·‖torch32 − ref‖ (gradients "
              f"{t.get('k_torch_grad', 128):g}·) + "
-             f"eps·‖Σ|terms|‖; ratio = error / floor, ≤ 1 passes (a real slip reads 100×, a marginal case 1.2×)"),
+             f"eps·‖Σ|terms|‖; a parameter gradient still outside first gets a routing term (how far torch's own "
+             f"moves under the observed forward difference at ReLU / max-pool inputs; tier 'routing' when that alone "
+             f"covers it); parameter gradients decide the backward, layer gradients locate it; "
+             f"ratio = error / floor, ≤ 1 passes (a real slip reads 100×, a marginal case 1.2×)"),
             ("mode", s.get("mode")), ("loss", s.get("loss")),
             ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),
             ("inputs", ", ".join(f"{'x'.join(map(str, i['shape']))} {i['dtype']}" for i in s.get("inputs", []))),
@@ -233,9 +236,15 @@ def _table_layer_grads(d, first) -> str:
         return ""
     rows = [_row([f"<td class='l'>{_e(g['name'])}</td>", f"<td class='l'>{_e(g['kind'])}[{g['index']}]</td>",
                   *_metric_cells(g), f"<td class='l'>{_e(g.get('note', ''))}</td>"],
-                 "first" if g["name"] == first and not g["passed"] else ("" if g["passed"] else "fail"))
+                 "first" if g["name"] == first and not g["passed"] else
+                 ("" if g["passed"] or not (g.get("decisive", True) or first) else "fail"))
             for g in d["layer_grads"]]
-    return ("<h2>Backward: gradients at layer outputs / inputs (backward order)</h2><table><tr>"
+    lead = ("" if any(g.get("decisive", True) for g in d["layer_grads"]) else
+            "<p class='muted'>The parameter gradients decide the backward verdict; these locate where a failing "
+            "one's error entered. A layer gradient outside the float32 screen while every parameter gradient is "
+            "within its floor is not a divergence (inputs within rounding of a ReLU / max-pool kink routed "
+            "differently, then spread by the layers before them).</p>")
+    return ("<h2>Backward: gradients at layer outputs / inputs (backward order)</h2>" + lead + "<table><tr>"
             f"<th class='l'>layer</th><th class='l'>gradient at</th>{_MHEAD}<th class='l'>note</th></tr>"
             + "".join(rows) + "</table>")
 

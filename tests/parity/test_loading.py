@@ -106,3 +106,14 @@ def test_cli_parity_on_a_package_converted_on_the_fly(tmp_path):
     data = json.loads((tmp_path / "rep" / "parity.json").read_text())
     assert data["passed"] and {x["name"] for x in data["layers"]} >= {"a.conv", "a.bn", "head"}
     assert all("ratio" in x for x in data["layers"] + data["grads"])
+
+
+def test_help_states_that_each_sides_imports_are_kept_apart(capsys):
+    from migrate.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["parity", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Each side's imports are kept apart" in text
+    assert "The parameter gradients decide the backward verdict" in text
