@@ -19,6 +19,7 @@ of timm models. The benchmark
     .venv/bin/python benchmarks/real_models.py --only resnet18      # models whose id contains a text
     .venv/bin/python benchmarks/real_models.py --skip-convert       # reuse the converted packages
     .venv/bin/python benchmarks/real_models.py --fetch-only         # just download and unpack
+    .venv/bin/python benchmarks/real_models.py --merge A.json B.json  # one table from partial runs
 
 One environment fix is applied on both sides alike, and is not a hand edit of a model: torchvision's
 ``_meta_registrations`` (fake kernels for its C++ detection ops, whose CUDA build cannot load beside the CPU
@@ -500,7 +501,7 @@ def _md_cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(rows: list, conversions: list, versions: dict, total_seconds: float) -> str:
+def render(rows: list, conversions: list, versions: dict, total_seconds: float, note: str = "") -> str:
     n = len(rows)
     passed = sum(r["passed"] for r in rows)
     built = sum(r["builds"] for r in rows)
@@ -521,7 +522,8 @@ def render(rows: list, conversions: list, versions: dict, total_seconds: float) 
            "forward and backward on a random input (train mode, dropout disabled, the sum of the outputs as the "
            "loss). Nothing is edited by hand.", "",
            f"Corpus: {', '.join(f'{k} {v}' for k, v in versions.items())}; torch 2.13.0, MindSpore 2.10.0, CPU. "
-           f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min.", "",
+           (note or f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min."),
+           "",
            f"**{passed} / {n} models pass parity ({100 * passed / max(1, n):.0f}%); {built} / {n} build in "
            f"MindSpore ({100 * built / max(1, n):.0f}%).**", "",
            "| package | models | build | pass parity |", "|---|---:|---:|---:|"]
@@ -571,6 +573,38 @@ def select(only: list | None) -> list:
     return [c for c in CASES if any(o in c.id for o in only)]
 
 
+def merge(paths: list, out: str) -> int:
+    """One table from several partial runs (``--only torchvision/`` here, ``--only timm/ --only smp/`` there): for
+    each package, the rows and the conversion of the last run in ``paths`` whose conversion of it succeeded."""
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    by_id, conversions, versions, sources = {}, {}, {}, []
+    for path, run in zip(paths, runs):
+        ok = {c["package"] for c in run["conversions"] if c["ok"]}
+        taken = []
+        for row in run["rows"]:
+            module = next(c.module for c in CASES if c.id == row["id"])
+            if all(p in ok for p in DEPENDS.get(module.split(".")[0], [])):
+                by_id[row["id"]] = row
+                taken.append(row["id"])
+        for c in run["conversions"]:
+            if c["ok"]:
+                conversions[c["package"]] = c
+        versions.update(run.get("versions", {}))
+        if taken:
+            pkgs = sorted({t.split("/")[0] for t in taken})
+            sources.append(f"{', '.join(pkgs)} from {run.get('run', os.path.basename(path))}")
+    rows = [by_id[c.id] for c in CASES if c.id in by_id]
+    note = "Merged from partial runs: " + "; ".join(sources) + "."
+    text = render(rows, [conversions[p] for p in PACKAGES if p in conversions], versions,
+                  sum(r["seconds"] or 0 for r in rows), note)
+    _write_atomic(out, text)
+    print(f"{sum(r['passed'] for r in rows)}/{len(rows)} pass parity; table: {out}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -582,6 +616,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fetch-only", action="store_true")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per model (default 600)")
     ap.add_argument("--list", action="store_true", help="print the corpus and exit")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="write the table from earlier runs' JSON files (each package's rows and conversion from the "
+                         "last file that ran it), instead of running")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-batch", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -591,6 +628,8 @@ def main(argv=None) -> int:
     if a.worker_batch:
         _worker_batch(a.worker_batch, a.corpus)
         return 0
+    if a.merge:
+        return merge(a.merge, a.out)
     cases = select(a.only)
     if a.list:
         for c in cases:
@@ -645,7 +684,9 @@ def main(argv=None) -> int:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         _write_atomic(a.out, text)
     json_path = a.json or os.path.join(a.corpus, "real_models.json")
-    _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions, "versions": versions}, indent=1))
+    run = f"a run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({total / 60:.0f} min)"
+    _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions, "versions": versions, "run": run},
+                                        indent=1))
     passed = sum(r["passed"] for r in rows)
     print(f"{passed}/{len(rows)} pass parity, {sum(r['builds'] for r in rows)}/{len(rows)} build; "
           f"{total:.0f} s; table: {os.path.relpath(a.out, ROOT) if a.out else '-'}")

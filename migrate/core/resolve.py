@@ -62,6 +62,9 @@ _TORCH_NON_TENSOR = ("torch.is_tensor", "torch.is_floating_point", "torch.is_com
                      "torch.typename", "torch.finfo", "torch.iinfo", "torch.accelerator.")
 
 
+# Module methods that return the module itself
+_RETURNS_MODULE = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
+                             "requires_grad_", "apply", "share_memory"})
 _DEVICE_STRING = re.compile(r"(cuda|cpu|mps|xpu|npu|meta)(:\d+)?$")
 
 
@@ -225,6 +228,9 @@ class Resolver:
         if node is None:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
+            return Binding(tensor=NO, module=True)
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)  # ``net = net.to(device)``
+                and node.func.attr.value in _RETURNS_MODULE and self.is_module_value(node.func.value)):
             return Binding(tensor=NO, module=True)
         if self.is_device(node):
             return Binding(tensor=NO, device=True)

@@ -87,6 +87,22 @@ class Rewriter(cst.CSTTransformer):
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
 
+    def _finish_statement(self, original, result, messages):
+        """A rewritten statement: its markers above it (once), and what it came from."""
+        if self._stmt_depth == 0:
+            self._top_kept += 1
+        extra = []
+        if self._carry and self._carry_to == id(original):
+            extra, self._carry, self._carry_to = self._carry, [], None
+        seen = result.leading_lines
+        if self._stmt_depth == 0 and self._top_kept == 1:  # the file's first statement: libcst reads
+            seen = [*self.ctx.module.header, *seen]  # the comments above it as the module's header
+        marks = new_markers(seen, messages)
+        if extra or marks:
+            result = result.with_changes(leading_lines=[*extra, *result.leading_lines, *marks])
+        self.ctx.origins[result] = original
+        return result
+
     # -- bookkeeping ----------------------------------------------------------------------------------
     def _ok(self, api: str, new: cst.CSTNode | None = None) -> None:
         self.ctx.ok(api)
@@ -144,19 +160,13 @@ class Rewriter(cst.CSTTransformer):
         if isinstance(original, _STATEMENTS):
             self._stmt_depth -= 1
             messages = self._pending.pop()
-            if isinstance(result, _STATEMENTS):
+            if isinstance(result, cst.FlattenSentinel) and result.nodes:  # one statement became several
+                first, *more = result.nodes
+                result = cst.FlattenSentinel([self._finish_statement(original, first, messages), *more])
                 if self._stmt_depth == 0:
-                    self._top_kept += 1
-                extra = []
-                if self._carry and self._carry_to == id(original):
-                    extra, self._carry, self._carry_to = self._carry, [], None
-                seen = result.leading_lines
-                if self._stmt_depth == 0 and self._top_kept == 1:  # the file's first statement: libcst reads
-                    seen = [*self.ctx.module.header, *seen]  # the comments above it as the module's header
-                marks = new_markers(seen, messages)
-                if extra or marks:
-                    result = result.with_changes(leading_lines=[*extra, *result.leading_lines, *marks])
-                self.ctx.origins[result] = original
+                    self._top_kept += len(more)
+            elif isinstance(result, _STATEMENTS):
+                result = self._finish_statement(original, result, messages)
         return result
 
     # -- imports --------------------------------------------------------------------------------------
@@ -300,6 +310,18 @@ class Rewriter(cst.CSTTransformer):
             classes = node.args[1].value
             items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
             self._class_refs.update(id(item) for item in items)
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:  # ``loader: DataLoader``, ``Union[torch.FloatTensor, ...]``
+        ids = self._class_refs
+
+        class Refs(cst.CSTVisitor):
+            def visit_Name(self, n):
+                ids.add(id(n))
+
+            def visit_Attribute(self, n):
+                ids.add(id(n))
+
+        node.annotation.visit(Refs())
 
     def visit_Comparison(self, node: cst.Comparison) -> None:  # ``type(m) is nn.Conv2d``
         self._class_refs.update(id(e) for e in (node.left, *(c.comparator for c in node.comparisons)))

@@ -96,6 +96,27 @@ CASES = [
     *run_cases("torch.is_complex", ["out = torch.is_complex(x)"]),
 ]
 
+# Modules placed on a device: MindSpore places a Cell itself, so the call is the module (the cuda branch is
+# converted too, and taken only where an accelerator is present, on both sides alike)
+NET = "net = nn.Linear(4, 3)\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+MODULE_PLACEMENT = [
+    Case(("Module.to", "Module.cpu", "Module.cuda"), HEADER + NET + "# @run\nnet = net.to(device)\nnet.to('cpu')\n"
+         "net = net.cpu()\nnet = net.cuda() if torch.cuda.is_available() else net\nnet.to(device=device)\n"
+         "out = net(x.to(device))\n", inputs={"x": rng_array(2, 4)}, id="Module.to/cpu/cuda"),
+]
+# torch.hub: the paths torch computes; a download is refused by both (no network here; msmigrate's names the URL)
+HUB = [
+    Case(("torch.hub._get_torch_home", "torch.hub.get_dir"), HEADER + "# @run\n"
+         "out = torch.tensor([ord(c) for c in torch.hub._get_torch_home() + '|' + torch.hub.get_dir()])\n",
+         id="torch.hub paths"),
+    Case(("torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"), HEADER +
+         "import torch.hub\nimport torch.utils.model_zoo\n# @run\nout = []\n"
+         "for load in (torch.hub.load_state_dict_from_url, torch.utils.model_zoo.load_url):\n"
+         "    try:\n        load('http://invalid.invalid/w.pth', progress=False)\n"
+         "    except Exception:\n        out.append(1.0)\nout = torch.tensor(out)\n", id="torch.hub downloads"),
+]
+CASES += MODULE_PLACEMENT + HUB  # run by test_device_entry
+
 
 
 def test_cuda_synchronize():

@@ -18,8 +18,6 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 import real_models  # noqa: E402
 
 FAST = ["torchvision/resnet18", "torchvision/mobilenet_v3_small"]
-STAGES = {"convert", "import-torch", "build-torch", "run-torch", "import-ms", "build-ms", "weights", "parity",
-          "parity-forward", "parity-backward", "timeout", "crash", "harness"}
 
 
 def test_corpus_covers_the_issue():
@@ -77,7 +75,7 @@ def test_fast_subset_end_to_end(corpus, tmp_path):
     out = tmp_path / "real_models.md"
     js = tmp_path / "rows.json"
     args = [sys.executable, os.path.join(ROOT, "benchmarks", "real_models.py"), "--corpus", corpus, "--out", str(out),
-            "--json", str(js), "--timeout", "400", "--no-shortcut"]
+            "--json", str(js), "--timeout", "400"]
     for m in FAST:
         args += ["--only", m]
     r = subprocess.run(args, capture_output=True, text=True, timeout=1500, cwd=ROOT,
@@ -92,11 +90,8 @@ def test_fast_subset_end_to_end(corpus, tmp_path):
     for m in FAST:
         row = rows[m]
         assert f"| {m} |" in md
-        if row["passed"]:  # parity ran forward and backward and held
-            assert row["builds"] and row["stage"] is None
-        else:  # a failure says where it stopped and why, in one line
-            assert row["stage"] in STAGES and row["error"] and "\n" not in row["error"], row
-            assert f"{row['stage']}: " in md
+        # converted with no hand edit, built, weights copied, parity forward and backward held
+        assert row["passed"] and row["builds"] and row["stage"] is None, row
         assert row["markers"] is not None  # markers left in the files of the model's classes were counted
     assert "passed" in r.stderr and "/2" in r.stderr  # the progress bar
 
