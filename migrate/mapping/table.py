@@ -18,7 +18,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
     "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
-    "value",
+    "value", "attrs",
 }
 
 
@@ -62,6 +62,9 @@ class Entry:
     # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_BatchNorm2d``). Without it, an
     # entry whose arguments or defaults need adapting is refused as a value, since its call sites are unknown.
     value: str | None = None
+    # attribute names of an instance that MindSpore's cell names otherwise (Linear.out_features -> Dense.out_channels),
+    # renamed where the instance is known (``if isinstance(m, nn.Linear): m.out_features``)
+    attrs: dict = field(default_factory=dict)
     kwargs: bool = False  # the entry takes `**mapping` arguments as they are, or its rule reads them (Call.kwargs);
     # otherwise each one goes through the generated _msmigrate_kwargs, which checks its keys when the code runs
     # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
@@ -194,7 +197,7 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"),
+        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"), attrs=dict(raw.get("attrs", {})),
         kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False), source=where,
     )
 

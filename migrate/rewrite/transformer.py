@@ -413,7 +413,7 @@ class Rewriter(cst.CSTTransformer):
             return updated
         if receiver == NO and not is_module:
             return updated  # a string, a list, a numpy array, an object of a non-Module class
-        if receiver != YES and name not in _STR_ARG_METHODS and any(
+        if receiver != YES and not is_module and name not in _STR_ARG_METHODS and any(
                 isinstance(a.value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
                 for a in original.args):
             return updated
@@ -467,7 +467,8 @@ class Rewriter(cst.CSTTransformer):
     # -- parameters by attribute -----------------------------------------------------------------------
     def _narrow(self, node: cst.If) -> None:
         """``if isinstance(m, nn.BatchNorm2d): m.weight...``: in that branch ``m`` is the MindSpore layer, whose
-        parameters have other names (``gamma`` / ``beta``, from migrate/mappings/weights.toml). A tuple of
+        parameters have other names (``gamma`` / ``beta``, from migrate/mappings/weights.toml), and some attributes
+        too (``Linear.out_features`` is ``Dense.out_channels``: the entry's ``attrs``). A tuple of
         classes renames the parameters they all name alike."""
         t = node.test
         if not (isinstance(t, cst.Call) and isinstance(t.func, cst.Name) and t.func.value == "isinstance"
@@ -483,7 +484,8 @@ class Rewriter(cst.CSTTransformer):
             if not (_torch(q) and canonical(q).startswith("torch.nn.")):
                 return
             rule = by_torch.get(canonical(q).rsplit(".", 1)[-1])
-            maps.append(dict(rule.params) if rule is not None else {})
+            entry = self.table.lookup(canonical(q))
+            maps.append({**(entry.attrs if entry is not None else {}), **(rule.params if rule is not None else {})})
         renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)} if maps else {}
         if renames:
             layer = canonical(self.resolver.qualify(items[0]))

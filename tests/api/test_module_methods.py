@@ -1,0 +1,48 @@
+"""Module methods real model code calls on its cells (torchvision's DenseNet and RegNet build their blocks with
+``add_module``; EfficientNet's init loop reads ``m.out_features`` of its Linear layers)."""
+import pytest
+
+from tests.api.cases import HEADER
+from tests.harness import Case, rng_array, run_case
+
+BLOCK = HEADER + """
+class Block(nn.ModuleDict):
+    def __init__(self, n):
+        super().__init__()
+        for i in range(n):
+            self.add_module("layer%d" % (i + 1), nn.Linear(4, 4))
+
+    def forward(self, x):
+        for _, layer in self.items():
+            x = layer(x)
+        return x
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_module("head", nn.Linear(4, 2))
+        self.add_module("block", Block(2))
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.constant_(m.weight, 1.0 / m.out_features)
+                nn.init.constant_(m.bias, 0.01 * m.in_features)
+
+    def forward(self, x):
+        return self.head(self.block(x))
+
+
+m = Net()
+"""
+
+CASES = [
+    Case(("Module.add_module", "Module.register_module", "torch.nn.Linear"), BLOCK + "# @run\nout = m(x)\n",
+         inputs={"x": rng_array(3, 4)}, id="add_module / register_module / Linear.out_features"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_module_methods(case):
+    code = run_case(case)
+    assert "setattr(self, (\"layer%d\" % (i + 1)), nn.Dense(4, 4))" in code and "setattr(self, \"head\"" in code
+    assert "m.out_channels" in code and "m.in_channels" in code
