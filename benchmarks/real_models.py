@@ -597,7 +597,9 @@ def merge(paths: list, out: str) -> int:
             pkgs = sorted({t.split("/")[0] for t in taken})
             sources.append(f"{', '.join(pkgs)} from {run.get('run', os.path.basename(path))}")
     rows = [by_id[c.id] for c in CASES if c.id in by_id]
-    note = "Merged from partial runs: " + "; ".join(sources) + "."
+    missing = [c.id for c in CASES if c.id not in by_id]
+    note = "Merged from partial runs: " + "; ".join(sources) + "." + (
+        f" Not run (no row in these runs): {len(missing)} models: {', '.join(missing)}." if missing else "")
     text = render(rows, [conversions[p] for p in PACKAGES if p in conversions], versions,
                   sum(r["seconds"] or 0 for r in rows), note)
     _write_atomic(out, text)
@@ -675,7 +677,17 @@ def main(argv=None) -> int:
             bar.finish(rows[case.id])
         else:
             runnable.append(case)
-    for row in run_batch(runnable, a.corpus, a.timeout, on_start=lambda c: bar.start(c.id), on_row=bar.finish):
+    json_path = a.json or os.path.join(a.corpus, "real_models.json")
+
+    def finished(row):  # each row is saved as it comes: an interrupted run keeps what it measured
+        bar.finish(row)
+        rows[row["id"]] = row
+        done = [rows[c.id] for c in cases if c.id in rows]
+        _write_atomic(json_path, json.dumps({"rows": done, "conversions": conversions, "versions": versions,
+                                             "run": f"a partial run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"},
+                                            indent=1))
+
+    for row in run_batch(runnable, a.corpus, a.timeout, on_start=lambda c: bar.start(c.id), on_row=finished):
         rows[row["id"]] = row
     rows = [rows[c.id] for c in cases]
     total = time.perf_counter() - t0
@@ -683,7 +695,6 @@ def main(argv=None) -> int:
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         _write_atomic(a.out, text)
-    json_path = a.json or os.path.join(a.corpus, "real_models.json")
     run = f"a run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({total / 60:.0f} min)"
     _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions, "versions": versions, "run": run},
                                         indent=1))
