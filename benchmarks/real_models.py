@@ -522,7 +522,7 @@ def render(rows: list, conversions: list, versions: dict, total_seconds: float, 
            "forward and backward on a random input (train mode, dropout disabled, the sum of the outputs as the "
            "loss). Nothing is edited by hand.", "",
            f"Corpus: {', '.join(f'{k} {v}' for k, v in versions.items())}; torch 2.13.0, MindSpore 2.10.0, CPU. "
-           (note or f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min."),
+           + (note or f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min."),
            "",
            f"**{passed} / {n} models pass parity ({100 * passed / max(1, n):.0f}%); {built} / {n} build in "
            f"MindSpore ({100 * built / max(1, n):.0f}%).**", "",
