@@ -573,6 +573,9 @@ def select(only: list | None) -> list:
     return [c for c in CASES if any(o in c.id for o in only)]
 
 
+_SHORT = {"segmentation_models_pytorch": "smp"}  # package -> the prefix of its model ids
+
+
 def merge(paths: list, out: str) -> int:
     """One table from several partial runs (``--only torchvision/`` here, ``--only timm/ --only smp/`` there): for
     each package, the rows and the conversion of the last run in ``paths`` whose conversion of it succeeded."""
@@ -589,13 +592,15 @@ def merge(paths: list, out: str) -> int:
             if all(p in ok for p in DEPENDS.get(module.split(".")[0], [])):
                 by_id[row["id"]] = row
                 taken.append(row["id"])
-        for c in run["conversions"]:
-            if c["ok"]:
+        pkgs = sorted({t.split("/")[0] for t in taken})
+        for c in run["conversions"]:  # each package's conversion from the run its rows come from
+            if c["ok"] and _SHORT.get(c["package"], c["package"]) in pkgs:
                 conversions[c["package"]] = c
         versions.update(run.get("versions", {}))
         if taken:
-            pkgs = sorted({t.split("/")[0] for t in taken})
-            sources.append(f"{', '.join(pkgs)} from {run.get('run', os.path.basename(path))}")
+            when = run.get("run") or time.strftime("a run that ended %Y-%m-%d %H:%M UTC",
+                                                   time.gmtime(os.path.getmtime(path)))
+            sources.append(f"{', '.join(pkgs)} from {when}")
     rows = [by_id[c.id] for c in CASES if c.id in by_id]
     missing = [c.id for c in CASES if c.id not in by_id]
     note = "Merged from partial runs: " + "; ".join(sources) + "." + (
