@@ -11,6 +11,8 @@ class Block(nn.ModuleDict):
         super().__init__()
         for i in range(n):
             self.add_module("layer%d" % (i + 1), nn.Linear(4, 4))
+        stage = ("extra", nn.Identity())
+        self.add_module(*stage)  # timm's ResNet: for stage in stage_modules: self.add_module(*stage)
 
     def forward(self, x):
         for _, layer in self.items():
@@ -44,5 +46,5 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_module_methods(case):
     code = run_case(case)
-    assert "setattr(self, (\"layer%d\" % (i + 1)), nn.Dense(4, 4))" in code and "setattr(self, \"head\"" in code
+    assert 'self.__setattr__("layer%d" % (i + 1), nn.Dense(4, 4))' in code and 'self.__setattr__("head"' in code
     assert "m.out_channels" in code and "m.in_channels" in code
