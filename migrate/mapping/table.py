@@ -59,7 +59,7 @@ class Entry:
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
     # What the torch object becomes when used as a value, not called (``norm_layer=nn.BatchNorm2d``,
-    # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_BatchNorm2d``). Without it, an
+    # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_Dropout``, or the ``base`` class). Without it, an
     # entry whose arguments or defaults need adapting is refused as a value, since its call sites are unknown.
     value: str | None = None
     # What the class becomes as the base class of a user class (``class BatchNormAct2d(nn.BatchNorm2d)``): a helper

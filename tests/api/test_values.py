@@ -55,7 +55,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_layer_used_as_a_value(case):
     code = run_case(case)
-    assert "_msmigrate_value_" in code
+    assert "_msmigrate_value_" in code or "_Msmigrate" in code  # an adapter, or a torch-signature cell class
 
 
 def test_a_class_is_still_the_class_for_isinstance_and_subclassing():

@@ -1,3 +1,8 @@
+# torch layers as base classes and as values (``class BatchNormAct2d(nn.BatchNorm2d)``, ``norm_layer=nn.BatchNorm2d``,
+# ``partial(nn.LayerNorm, eps=1e-6)``): MindSpore cells built from torch's constructor arguments, with torch's
+# attribute names, and named as torch names them (timm picks a norm+act layer by ``norm_layer.__name__``).
+
+
 def _msmigrate_alias(name):
     """A torch attribute name read and written as MindSpore's (a BatchNorm's ``weight`` is its ``gamma``)."""
     return property(lambda self: getattr(self, name), lambda self, value: setattr(self, name, value))
@@ -97,3 +102,12 @@ class _MsmigrateLinear(nn.Dense):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__(in_features, out_features, has_bias=bias)
         self.in_features, self.out_features = in_features, out_features
+
+
+
+_MsmigrateBatchNorm1d.__name__ = "BatchNorm1d"
+_MsmigrateBatchNorm2d.__name__ = "BatchNorm2d"
+_MsmigrateLayerNorm.__name__ = "LayerNorm"
+_MsmigrateGroupNorm.__name__ = "GroupNorm"
+_MsmigrateConv2d.__name__ = "Conv2d"
+_MsmigrateLinear.__name__ = "Linear"
