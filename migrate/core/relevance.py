@@ -84,11 +84,16 @@ def _mark(node: ast.AST, names, methods, relevant: dict[int, bool]) -> bool:
     return hit
 
 
+class _Suite(list):
+    """The small statements of a one-line block (``if x: return y``), as a line made here to pair them: it is not
+    in the tree, so its id is never recorded (a freed object's id may be reused by a node made later)."""
+
+
 def _block(body) -> list:
     if isinstance(body, cst.IndentedBlock):
         return list(body.body)
     if isinstance(body, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine(body=body.body)]  # pairs as one line of small statements
+        return _Suite([cst.SimpleStatementLine(body=body.body)])  # pairs as one line of small statements
     raise _Mismatch
 
 
@@ -101,7 +106,7 @@ def _pair(cst_stmts: list, ast_stmts: list, relevant: dict[int, bool], out: set[
             if len(group) != k:
                 raise _Mismatch
             i += k
-            if not any(relevant.get(id(a), True) for a in group):
+            if not isinstance(cst_stmts, _Suite) and not any(relevant.get(id(a), True) for a in group):
                 out.add(id(s))
             continue
         if i >= len(ast_stmts):

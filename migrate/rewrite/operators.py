@@ -251,25 +251,45 @@ def _pow_needs_helper(base, exponent) -> bool:
 
 
 def _alias_names(body) -> set[str]:
-    """Both names of every ``a = b`` in ``body`` (nested blocks included, nested functions and classes not)."""
+    """Both names of every ``a = b`` in ``body`` (nested blocks included, nested functions and classes not). An
+    assignment is a statement, so only statements are scanned, not their expressions."""
     out: set[str] = set()
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            _add_aliases(stmt.body, out)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            stack.extend(_blocks(stmt))
+    return out
 
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            return False
 
-        def visit_ClassDef(self, node):
-            return False
+def _add_aliases(small_statements, out: set[str]) -> None:
+    for small in small_statements:
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name):
+            names = [t.target.value for t in small.targets if isinstance(t.target, cst.Name)]
+            if names:
+                out.update(names)
+                out.add(small.value.value)
 
-        def visit_Assign(self, node):
-            if isinstance(node.value, cst.Name):
-                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-                if names:
-                    out.update(names)
-                    out.add(node.value.value)
 
-    for stmt in body:
-        stmt.visit(_V())
+def _blocks(stmt) -> list:
+    """The statements directly inside a compound statement: its body, ``elif`` (as an If), else, except and
+    finally blocks, match cases; a one-line block's small statements as one line."""
+    out = []
+    for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None),
+                 *getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+        if isinstance(part, cst.If):  # elif
+            out.append(part)
+            continue
+        if isinstance(part, (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)):
+            part = part.body
+        if isinstance(part, cst.IndentedBlock):
+            out.extend(part.body)
+        elif isinstance(part, cst.SimpleStatementSuite):
+            out.append(cst.SimpleStatementLine(body=part.body))
     return out
 
 

@@ -45,6 +45,11 @@ def applies(source: str) -> bool:
             or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
 
 
+# what the _NoGrad walk rewrites, as the torch source spells it (torch.no_grad / inference_mode become NO_GRAD,
+# torch.autocast AUTOCAST; clip_grad_*; .to(memory_format=...); param_groups[i]['lr']; the dataset seed)
+_WALK_TRIGGERS = ("no_grad", "inference_mode", "autocast", "clip_grad", "memory_format", "param_groups",
+                  "seed")
+
 _HELPER_TRIGGERS = ("CrossEntropyLoss", "save", "load", "DataLoader", "autocast", "memory_format", "random_split",
                     "Generator", "TensorDataset", "Subset", "Sampler", "DistributedDataParallel", "init_process_group",
                     "barrier")
@@ -233,8 +238,15 @@ class TrainingPass:
                                               and _calls_of(st.name.value, self.ctx.source)
                                               <= self.clip_inlined[st.name.value])]
             module = module.with_changes(body=body)
-        module = module.visit(_NoGrad(self))
+        if self._needs_walk():
+            module = module.visit(_NoGrad(self))
         return module
+
+    def _needs_walk(self) -> bool:
+        """Whether the file has anything ``_NoGrad`` rewrites (a walk of the whole tree: most model files have
+        nothing, and are here only for a helper their converted calls use)."""
+        src = self.ctx.source
+        return bool(self.optimizers or self.torchrun or any(t in src for t in _WALK_TRIGGERS))
 
     def scope_body(self, stmts: list) -> list:
         """Rewrite the steps in one scope (module or function body); insert their definitions before the
