@@ -85,7 +85,7 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
         if weights is not None:
             _check_weights(weights, torch_model.state_dict())
             torch_model.load_state_dict(weights)
-        initial = {k: v.detach().clone() for k, v in torch_model.state_dict().items()}
+        initial = _snapshot(torch_model)
         _copy_weights(initial, ms_model, report)
     except (WeightsError, RuntimeError) as exc:
         raise ParityError(f"weights: {str(exc).strip().splitlines()[0]}") from None
@@ -172,6 +172,19 @@ class _Stash:
             if hasattr(t, "data_ptr"):
                 self._by_storage[(t.data_ptr(), int(t.numel()))] = m
         self.items[ident] = (row, t_keep, m_keep)
+
+
+def _snapshot(torch_model):
+    """A copy of the state_dict that keeps its ``_metadata`` (module versions): a module whose
+    ``_load_from_state_dict`` checks its version (torchvision's MNASNet) refuses a plain dict."""
+    import collections
+
+    sd = torch_model.state_dict()
+    snap = collections.OrderedDict((k, v.detach().clone()) for k, v in sd.items())
+    meta = getattr(sd, "_metadata", None)
+    if meta is not None:
+        snap._metadata = meta
+    return snap
 
 
 def _np32(t):

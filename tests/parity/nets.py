@@ -111,11 +111,27 @@ class TBiasBN(tnn.Module):
         return self.head(F.relu(self.b2(self.c2(x))))
 
 
+class TVersionedBiasBN(TBiasBN):
+    """TBiasBN whose ``_load_from_state_dict`` insists on its module version, as torchvision's MNASNet does: a
+    state_dict copied into a plain dict (no ``_metadata``) is refused, which once kept the float64 reference from
+    running at all."""
+
+    _version = 2
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        if local_metadata.get("version", None) not in (1, 2):
+            raise ValueError(f"version should be set to 1 or 2 instead of {local_metadata.get('version')}")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
 class MBiasBN(mnn.Cell):
-    def __init__(self, c=8):
+    def __init__(self, c=8, bn2_eps=1e-5):
         super().__init__()
         self.c1, self.b1 = mnn.Conv2d(3, c, 3, pad_mode="pad", padding=1, has_bias=True), mnn.BatchNorm2d(c)
-        self.c2, self.b2 = mnn.Conv2d(c, c, 3, pad_mode="pad", padding=1, has_bias=True), mnn.BatchNorm2d(c)
+        self.c2 = mnn.Conv2d(c, c, 3, pad_mode="pad", padding=1, has_bias=True)
+        self.b2 = mnn.BatchNorm2d(c, eps=bn2_eps)
         self.head = mnn.Conv2d(c, 1, 1, has_bias=True)
 
     def construct(self, x):

@@ -79,6 +79,23 @@ def test_zero_gradients_are_judged_against_float64_and_the_sum_of_their_terms():
     _every_tensor_has_a_ratio(r)
 
 
+def test_float64_reference_runs_for_a_module_that_checks_its_version():
+    """torchvision's MNASNet refuses a state_dict without ``_metadata`` (its version): the reference copy of the
+    model was loaded from a plain dict, the float64 tier never ran, and bias-before-BatchNorm noise failed the
+    screen's verdict (mnasnet0_5 in docs/real_models.md). The snapshot keeps the metadata."""
+    kw = {"rtol": 1e-7, "grad_rtol": 1e-7, "atol": 0.0}  # force tier 2
+    r = _run(nets.TVersionedBiasBN, nets.MBiasBN, (2, 3, 32, 32), **kw)
+    assert r.passed, r.table(color=False)
+    assert r.reference.get("ran") and r.reference["tensors"] > 0, (r.reference, r.determinism)
+    assert not any("reference not run" in n for n in r.determinism), r.determinism
+    assert {g["name"]: g for g in r.grads}["c1.bias"]["tier"] == "float64"
+    # and a real slip in that same model still fails, at its layer, on the float64 verdict
+    r = _run(nets.TVersionedBiasBN, lambda: nets.MBiasBN(bn2_eps=1e-3), (2, 3, 32, 32), **kw)
+    assert not r.passed and r.first_divergence["forward"] == "b2", r.table(color=False)
+    row = next(x for x in r.layers if x["name"] == "b2")
+    assert row["tier"] == "float64" and row["ratio"] > 10, row
+
+
 def test_buffer_and_parameter_free_notes():
     r = _run(nets.TEdgeNet, nets.MEdgeNet, (2, 3, 16, 16))
     assert r.weights["torch_only"] == ["edges.kernels"]
