@@ -93,8 +93,11 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
 
     tick = progress or (lambda _n: None)  # migrate.progress.Progress: total, then one tick per stage
     tick(1 + steps)
-    _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_loss, backward, name_map,
-                      reference, initial)
+    try:
+        _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_loss, backward, name_map,
+                          reference, initial)
+    finally:
+        metrics.SCRATCH.release()
     tick(None)
     if steps and report.error is None:
         torch_model.load_state_dict(initial)
@@ -244,12 +247,21 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     ms_types: dict = {}
     last: dict = {}  # the previous comparison: (torch tensors, MindSpore arrays, row)
 
+    compare_s = [0.0]
+
     def on_forward(key, path, typ, arrays):
+        t0 = time.perf_counter()
+        try:
+            _on_forward(key, path, typ, arrays)
+        finally:
+            compare_s[0] += time.perf_counter() - t0
+
+    def _on_forward(key, path, typ, arrays):
         ms_types[key] = (path, typ)
-        if report.first_nonfinite["ms"] is None and any(metrics.nonfinite(a) for a in arrays):
-            report.first_nonfinite["ms"] = key
         ref = t_records.pop(key, None)  # compared now, then freed
         if ref is None:
+            if report.first_nonfinite["ms"] is None and any(metrics.nonfinite(a) for a in arrays):
+                report.first_nonfinite["ms"] = key
             return
         prev = last.get("pair")
         if (prev is not None and len(prev[0]) == len(ref[2]) == len(arrays)
@@ -258,8 +270,13 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
             row = dict(prev[2])  # a container passing its last child's tensors up: the same comparison
         else:
             row = _combine(ref[2], arrays, rtol, atol)
-            row["nonfinite_torch"] = any(metrics.nonfinite(o) for o in ref[2])
-            row["nonfinite_ms"] = any(metrics.nonfinite(a) for a in arrays)
+            if row.pop("nonfinite", False) or row.get("tier") != "float32":  # else the screen saw both finite
+                row["nonfinite_torch"] = any(metrics.nonfinite(o) for o in ref[2])
+                row["nonfinite_ms"] = any(metrics.nonfinite(a) for a in arrays)
+            else:
+                row["nonfinite_torch"] = row["nonfinite_ms"] = False
+        if report.first_nonfinite["ms"] is None and row["nonfinite_ms"]:
+            report.first_nonfinite["ms"] = key
         last["pair"] = (ref[2], arrays, row)
         rows[key] = row
         if t_meta[key][1] in _SIGN_KINKS and len(ref[2]) == len(arrays) == 1:
@@ -307,6 +324,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         torch.set_num_threads(torch_threads)
     t_records.clear()
     report.timing["mindspore_s"] = time.perf_counter() - t0
+    report.timing["compare_s"] = compare_s[0]  # of mindspore_s: the forward comparisons in the hooks
 
     report.settings["loss_torch"] = float(loss_t.detach())
     report.settings["loss_ms"] = loss_m
@@ -1108,6 +1126,8 @@ def _combine(t_outs, m_arrays, rtol, atol) -> dict:
     if len(rows) == 1:
         return rows[0]
     worst = dict(rows[0])
+    if any(r.get("nonfinite") for r in rows):
+        worst["nonfinite"] = True
     for r in rows[1:]:
         for k, pick in (("max_abs", max), ("max_rel", max), ("scaled_err", max), ("cosine", min), ("within", min),
                         ("ratio", max)):
