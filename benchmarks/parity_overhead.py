@@ -106,7 +106,7 @@ def main() -> int:
     if a.worker:
         print("RESULT " + json.dumps(_worker(a.worker, a.size, a.base, a.batch, a.repeat)))
         return 0
-    res = {}
+    res, load = {}, [os.getloadavg()]
     for mode in ("plain", "parity"):
         proc = subprocess.run([sys.executable, __file__, "--worker", mode, "--size", str(a.size), "--base",
                                str(a.base), "--batch", str(a.batch), "--repeat", str(a.repeat)],
@@ -116,9 +116,12 @@ def main() -> int:
             print(f"{mode} worker failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
             return 1
         res[mode] = json.loads(line[7:])
+        load.append(os.getloadavg())
     p, q = res["plain"], res["parity"]
     base_s = p["torch_s"] + p["ms_s"]
-    print(f"U-Net base={a.base} depth=4, batch {a.batch}, 3x{a.size}x{a.size}, {os.cpu_count()} CPU cores")
+    print(f"U-Net base={a.base} depth=4, batch {a.batch}, 3x{a.size}x{a.size}, {os.cpu_count()} CPU cores; load "
+          f"average (1 min) {load[0][0]:.1f} at the start, {load[1][0]:.1f} after the plain worker, {load[2][0]:.1f} "
+          "at the end (seconds move with it on a shared machine; the in-process ratio is the steadier figure)")
     print(f"plain torch fwd+bwd        {p['torch_s']:8.2f} s")
     print(f"plain MindSpore fwd+bwd    {p['ms_s']:8.2f} s")
     print(f"plain total                {base_s:8.2f} s   peak RSS {p['peak_rss_mb']:8.0f} MB")
@@ -132,10 +135,10 @@ def main() -> int:
               f"just before) = {q['parity_s'] / same:.2f}x")
     print(f"memory ratio parity / plain = {q['peak_rss_mb'] / p['peak_rss_mb']:.2f}x   (target <= 1.5x)")
     t = q.get("timing", {})
-    print("parity breakdown: torch (hooked) {:.1f} s, MindSpore (hooked, compared as it runs) {:.1f} s, float64 "
-          "reference {:.1f} s ({} tensors outside the float32 screen re-judged)".format(
-              t.get("torch_s", 0.0), t.get("mindspore_s", 0.0), t.get("reference_s", 0.0),
-              q.get("reference", {}).get("tensors", 0)))
+    print("parity breakdown: torch (hooked) {:.1f} s, MindSpore (hooked, compared as it runs) {:.1f} s (of which "
+          "the forward comparisons {:.1f} s), float64 reference {:.1f} s ({} tensors outside the float32 screen "
+          "re-judged)".format(t.get("torch_s", 0.0), t.get("mindspore_s", 0.0), t.get("compare_s", 0.0),
+                              t.get("reference_s", 0.0), q.get("reference", {}).get("tensors", 0)))
     if q.get("screened_out"):
         print(f"parameter gradients outside the float32 screen: {len(q['screened_out'])} "
               f"({', '.join(q['screened_out'][:6])}); still failing after float64: {q['failed_grads'] or 'none'}")

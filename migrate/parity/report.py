@@ -29,7 +29,8 @@ parity.json schema (all numbers are floats; null where not computed):
     error             str|null   an exception raised by the MindSpore side, with the layer running it
     weights           {torch_only: [name], ms_only: [name]}   tensors with no counterpart (not copied)
     reference         {ran, tensors}   whether the float64 reference ran, and how many tensors it judged
-    timing            {torch_s, mindspore_s, reference_s?}   seconds of each run (hooks and comparisons included)
+    timing            {torch_s, mindspore_s, compare_s, routing_s?, reference_s?, locate_s?}   seconds of each run
+                      (hooks and comparisons included; compare_s: the forward comparisons inside mindspore_s)
     jit               null, or with --jit: {ok, vanished, differing, outputs, loss, gradients, error}
                       (migrate.jitcheck: the MindSpore model in PyNative vs under ms.jit)
 """

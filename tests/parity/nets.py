@@ -111,11 +111,27 @@ class TBiasBN(tnn.Module):
         return self.head(F.relu(self.b2(self.c2(x))))
 
 
+class TVersionedBiasBN(TBiasBN):
+    """TBiasBN whose ``_load_from_state_dict`` insists on its module version, as torchvision's MNASNet does: a
+    state_dict copied into a plain dict (no ``_metadata``) is refused, which once kept the float64 reference from
+    running at all."""
+
+    _version = 2
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        if local_metadata.get("version", None) not in (1, 2):
+            raise ValueError(f"version should be set to 1 or 2 instead of {local_metadata.get('version')}")
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
 class MBiasBN(mnn.Cell):
-    def __init__(self, c=8):
+    def __init__(self, c=8, bn2_eps=1e-5):
         super().__init__()
         self.c1, self.b1 = mnn.Conv2d(3, c, 3, pad_mode="pad", padding=1, has_bias=True), mnn.BatchNorm2d(c)
-        self.c2, self.b2 = mnn.Conv2d(c, c, 3, pad_mode="pad", padding=1, has_bias=True), mnn.BatchNorm2d(c)
+        self.c2 = mnn.Conv2d(c, c, 3, pad_mode="pad", padding=1, has_bias=True)
+        self.b2 = mnn.BatchNorm2d(c, eps=bn2_eps)
         self.head = mnn.Conv2d(c, 1, 1, has_bias=True)
 
     def construct(self, x):
@@ -276,3 +292,48 @@ class MEdgeNet(mnn.Cell):
 
     def construct(self, x):
         return self.edges(ops.sigmoid(self.conv(x)))
+
+
+# ----------------------------------------------------------------------------- a ReLU kink straddled by float noise
+class TKink(tnn.Module):
+    """fc1 -> ReLU -> fc2. ``pin_kink`` moves fc1's bias so that one pre-activation (sample 0, unit 3) sits 1e-6
+    below 0 in float64: an element float noise can put on either side of the kink."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.act, self.fc2 = tnn.Linear(8, 16), tnn.ReLU(), tnn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+    def pin_kink(self, x, unit=3, at=-1e-6):
+        with torch.no_grad():
+            pre = self.fc1.double()(torch.from_numpy(x).double())[0, unit]
+            self.fc1.bias.data[unit] -= pre - at
+            self.fc1.float()
+        return self
+
+
+class MKink(mnn.Cell):
+    """The port, plus 2e-6 at that one pre-activation: what a different summation order can do to a value 1e-6
+    from the kink (the forward stays within the screen: 2e-6 < atol). ``bug="bprop"``: the ReLU's gradient doubled
+    (a real backward slip, which the replayed flip must not hide)."""
+
+    def __init__(self, bug=None, unit=3, shift=2e-6):
+        super().__init__()
+        self.fc1, self.fc2 = mnn.Dense(8, 16), mnn.Dense(16, 4)
+        self.act = _DoubledReLU() if bug == "bprop" else mnn.ReLU()
+        mask = np.zeros((2, 16), np.float32)
+        mask[0, unit] = shift
+        self.shift = ms.Tensor(mask)
+
+    def construct(self, x):
+        return self.fc2(self.act(self.fc1(x) + self.shift))
+
+
+class _DoubledReLU(mnn.Cell):
+    def construct(self, x):
+        return ops.relu(x)
+
+    def bprop(self, x, out, dout):
+        return (dout * 2 * (x > 0).astype(dout.dtype),)
