@@ -81,6 +81,7 @@ class Rewriter(cst.CSTTransformer):
         self._carry_to: int | None = None
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
+        self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
         self._irrelevant: set[int] = set()  # statements with nothing to rewrite (not walked)
         self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
@@ -424,9 +425,10 @@ class Rewriter(cst.CSTTransformer):
         try:
             if entry.inplace:
                 new, rebind = inplace.convert(original, updated, entry, self.table,
-                                              id(original) in self._statement_calls)
-                if rebind:
-                    self._rebinds[id(original)] = updated.func.value
+                                              id(original) in self._statement_calls,
+                                              pure=id(original) in self._pure_links)
+                if rebind is not False:
+                    self._rebinds[id(original)] = updated.func.value if rebind is True else rebind
             else:
                 call = Call(updated, entry, receiver=updated.func.value)
                 call.is_device = self._is_device
@@ -441,6 +443,11 @@ class Rewriter(cst.CSTTransformer):
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):
             self._statement_calls.add(id(node.value))
+            self._pure_links |= inplace.subscript_chain(node.value, self.table)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.value, cst.Call):
+            self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         target = self._rebinds.pop(id(original.value), None)
