@@ -93,6 +93,12 @@ CASES = [
                 XY, prelude="d = 1"),
     *call_cases("torch.min", ["torch.min(x)", "torch.min(x, 1)", "torch.min(x, dim=1, keepdim=True)",
                               "torch.min(x, other=y)", "torch.min(x, y)", "torch.min(x, d)"], XY, prelude="d = 0"),
+    # expressions as the second argument (torchvision's box ops): a helper tells a dim from a tensor at run time
+    *call_cases("torch.max", ["torch.max(x[..., None, :2], y[None, :, :2])", "torch.max(x, y + 1)",
+                              "torch.max(x, torch.tensor(0.0, dtype=x.dtype))", "torch.max(x.abs(), dims[0])"],
+                XY, prelude="dims = [1]"),
+    *call_cases("torch.min", ["torch.min(x[..., None, 2:], y[None, :, 2:])", "torch.min(x * 2, y.view_as(x))",
+                              "torch.min(x, dims[-1])"], XY, prelude="dims = [0]"),
     *call_cases("torch.argmax", ["torch.argmax(x)", "torch.argmax(x, 1)", "torch.argmax(x, dim=0, keepdim=True)"], X2),
     *call_cases("torch.zeros", ["torch.zeros(2, 3)", "torch.zeros((2, 3))", "torch.zeros(4, dtype=torch.int32)",
                                 "torch.zeros(n, m)", "torch.zeros(shape)"], {}, prelude="n, m, shape = 3, 2, (1, 4)"),
@@ -128,7 +134,6 @@ def test_function(case):
     ("F.interpolate(x, scale_factor=s)", "torch.nn.functional.interpolate", "literal"),
     ("F.interpolate(x, size=4, mode='bicubic')", "torch.nn.functional.interpolate", "bicubic"),
     ("F.softmax(x)", "torch.nn.functional.softmax", "no form"),
-    ("torch.max(x, y + 1)", "torch.max", "dim or a tensor"),  # an expression: told apart only for names
     ("torch.mean(x, dtype=torch.float64)", "torch.mean", "not mapped"),
     ("torch.frobnicate(x)", "torch.frobnicate", "no MindSpore mapping"),
 ])

@@ -30,6 +30,14 @@ CASES = [
     Case("torch.jit.Final", HEADER + "from torch.jit import Final\nclass Attn(nn.Module):\n"
          "    fused: Final[bool] = True\n    heads: torch.jit.Final[int]\n\n    def __init__(self):\n"
          "        super().__init__()\n        self.heads = 3\n# @run\nout = (Attn.fused, Attn().heads)\n"),
+    Case(("torch.jit.annotations.List", "torch.jit.annotations.Tuple", "torch.jit.annotations.Dict"), HEADER +
+         "from typing import Union\nfrom torch.jit.annotations import List, Tuple, Dict\n"
+         "def f(a: Union[int, List[int]], b: Tuple[int, int], c: Dict[str, int]) -> List[torch.Tensor]:\n"
+         "    return [x * v for v in a] + [x + sum(b) + c['k']]\n# @run\nout = f([1, 2], (3, 4), {'k': 5})\n",
+         inputs=X),
+    Case("torch.optim.optimizer.ParamsT", HEADER + "from torch.optim.optimizer import ParamsT\n"
+         "def n_params(params: ParamsT) -> int:\n    return sum(p.numel() for p in params)\n"
+         "net = nn.Linear(4, 3)\n# @run\nout = n_params(net.parameters())\n"),
     Case("torch._assert", HEADER + "# @run\ntorch._assert(x.shape[1] == 4, 'four columns')\n"
          "torch._assert(condition=(x.abs() >= 0).all(), message='non-negative')\nout = x + 1\n", inputs=X),
     Case("torch._check", HEADER + "# @run\ntorch._check(x.shape[0] == 3, lambda: 'three rows')\n"
