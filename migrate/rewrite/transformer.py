@@ -307,6 +307,9 @@ class Rewriter(cst.CSTTransformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+        probe = self._module_probe(node)
+        if probe is not None:  # hasattr(torch, "compile"): the module itself is not a use, the probe is
+            self._skip.add(id(node.args[0].value))
         if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass") and len(node.args) > 1:
             classes = node.args[1].value
             items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
@@ -374,7 +377,43 @@ class Rewriter(cst.CSTTransformer):
         self._skip.add(id(node.value))
         self._skip.add(id(node.attr))
 
+    def _module_probe(self, node: cst.Call) -> tuple[str, str, str] | None:
+        """``hasattr(torch, "name")`` / ``getattr(F, "name"[, default])``: (builtin, torch module, name) when the
+        object is a torch module (not a tensor or a class) and the name a string literal."""
+        if not (isinstance(node.func, cst.Name) and node.func.value in ("hasattr", "getattr")
+                and self.resolver.lookup(node.func.value) is None and len(node.args) in (2, 3)
+                and (len(node.args) == 2 or node.func.value == "getattr")
+                and all(a.keyword is None and not a.star for a in node.args)
+                and isinstance(node.args[1].value, cst.SimpleString)):
+            return None
+        q = self.resolver.qualify(node.args[0].value)
+        if not _torch(q) or canonical(q) not in _TORCH_MODULES:
+            return None
+        return node.func.value, canonical(q), node.args[1].value.evaluated_value
+
+    def _probe(self, builtin: str, module: str, name: str, original: cst.Call, updated: cst.Call):
+        """hasattr: True when the table converts ``module.name`` (or names under it), so the code takes the branch
+        whose torch calls convert; False otherwise (its fallback branch, written for a torch without it).
+        getattr: the converted ``module.name``, the default when the table lacks it, else marked."""
+        api = f"{module}.{name}"
+        known = self.table.lookup(api) is not None or any(k.startswith(api + ".") for k in self.table.by_torch)
+        if builtin == "hasattr":
+            self._ok(module, cst.Name(str(known)))
+            return cst.Name(str(known))
+        value, reason = self._value_form(api)
+        if value is None and len(updated.args) == 3 and not known:
+            self._ok(module, updated.args[2].value)
+            return updated.args[2].value
+        if value is None:
+            return self._fail(api, reason, original, updated)
+        new = expr(value)
+        self._ok(api, new)
+        return new
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        probe = self._module_probe(original)
+        if probe is not None:
+            return self._probe(*probe, original, updated)
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -528,6 +567,12 @@ class Rewriter(cst.CSTTransformer):
         new = expr(value)
         self._ok(api, new)
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar) if hasattr(new, "lpar") else new
+
+
+# torch modules that code probes with hasattr / getattr (``hasattr(torch, "compile")``, ``hasattr(F, "rms_norm")``)
+_TORCH_MODULES = frozenset({"torch", "torch.nn", "torch.nn.functional", "torch.cuda", "torch.backends", "torch.jit",
+                            "torch.compiler", "torch.linalg", "torch.fft", "torch.special", "torch.nn.init",
+                            "torch.distributed", "torch.amp", "torch.utils", "torch.optim"})
 
 
 def _torch(q: str | None) -> bool:
