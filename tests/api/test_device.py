@@ -51,6 +51,12 @@ CASES = [
     *run_cases("torch.xpu.empty_cache", ["torch.xpu.empty_cache()\nout = x + 1", "out = torch.xpu.empty_cache()"]),
     *run_cases("torch.xpu.memory_allocated", ["out = torch.xpu.memory_allocated()", "out = torch.xpu.memory_allocated(0)"]),
     *run_cases("torch.mps.device_count", ["out = torch.mps.device_count()"]),
+    *run_cases("torch.__version__", [
+        "out = (torch.__version__ >= '2.2', torch.__version__ < '1.12.0', torch.__version__ >= (2, 0), "
+        "torch.__version__ > (2, 12, 9), str(torch.__version__)[:4] == '2.13')",
+        "major, minor = re.match(r'(\\d+)\\.(\\d+)', torch.__version__).groups()\nout = (int(major), int(minor))",
+        "v = torch.__version__\nout = tuple(int(p) for p in v.split('+')[0].split('.'))",
+        "out = x * 2 if torch.__version__ >= '2.0' else x"], prelude="import re"),
     *run_cases("torch.cuda.empty_cache", ["torch.cuda.empty_cache()\nout = x + 1"]),
     *run_cases("torch.cuda.manual_seed", ["torch.cuda.manual_seed(3)\nout = x + 1"]),
     *run_cases("torch.cuda.manual_seed_all", ["torch.cuda.manual_seed_all(3)\nout = x + 1"]),
