@@ -427,10 +427,22 @@ class Rewriter(cst.CSTTransformer):
         entry = self.table.lookup(api)
         if entry is None:
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
+        # torch.round(x, out=x): the call without out=, written into out (copy_ returns a tensor sharing out's memory,
+        # as torch returns out); entries that list `out` decide themselves
+        out = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "out"), None)
+        if out is not None and "out" not in entry.args and entry.kind == "function":
+            if dotted(out.value) is None:
+                return self._fail(api, "out= is converted for a name or attribute only (written back with copy_)",
+                                  original, updated)
+            updated = updated.with_changes(args=[a for a in updated.args if a is not out])
+        else:
+            out = None
         try:
             new = Call(updated, entry).convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)
+        if out is not None:
+            new = cst.Call(func=cst.Attribute(value=out.value, attr=cst.Name("copy_")), args=[cst.Arg(new)])
         self._ok(api, new)
         return new
 
