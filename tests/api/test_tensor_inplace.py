@@ -144,6 +144,9 @@ SUBSCRIPTS = [
     *_alias("Tensor.mul_", "n = 2\nx[1:n + 1, 2:].mul_(y[:n, :2])", XY),
     *_alias(("Tensor.mul_", "Tensor.add_", "Tensor.div_"), "x[..., :2].mul_(2).add_(x[..., 2:]).div_(2, rounding_mode='floor')", INT),
     *_alias("Tensor.add_", "x[:, 0].add_(2)", INT),
+    # a layer's Parameter through .data (timm's init: qkv.bias.data[n:2 * n].zero_())
+    *stmt_cases("Tensor.zero_", ["lin.bias.data[1:].zero_()\nlin.weight.data[0].fill_(0.5)\nout = (lin.weight, lin.bias, lin(inp))"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
 ]
 CASES += SUBSCRIPTS
 
