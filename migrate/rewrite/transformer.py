@@ -483,6 +483,7 @@ class Rewriter(cst.CSTTransformer):
             else:
                 call = Call(updated, entry, receiver=updated.func.value)
                 call.is_device = self._is_device
+                call.receiver_is_tensor = receiver == YES
                 new = call.convert()
         except Unsupported as exc:
             if not (isinstance(exc, Misfit) and receiver != YES):
