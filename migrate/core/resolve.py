@@ -305,7 +305,10 @@ class Resolver:
         if isinstance(node, cst.Attribute):
             b = self._self_attr(node)
             return b is not None and b.module
-        if isinstance(node, cst.Call):  # ``Net().to(device)``
+        if isinstance(node, cst.Call):  # ``Net().to(device)``; ``super()`` in a module's method
+            if isinstance(node.func, cst.Name) and node.func.value == "super" and self.lookup("super") is None:
+                cls = self.enclosing_class()
+                return cls is not None and cls.module_class
             return self.is_module_class(node.func)
         return False
 

@@ -185,7 +185,8 @@ def size_varargs(call) -> None:
 
 def interpolate(call) -> None:
     """MindSpore's ops.interpolate accepts ``scale_factor`` only with ``recompute_scale_factor=True``, which
-    computes the same output as torch when every factor is integral; other factors are refused, never guessed.
+    computes the same output as torch when every factor is integral; other factors are refused, never guessed (a
+    factor known only at run time goes through ``_msmigrate_scale_factor``, which raises for a non-integral one).
     torch's bicubic is not MindSpore's (TF-style) bicubic."""
     mode = call.literal("mode") if "mode" in call.bound else "nearest"
     if mode == "bicubic":
@@ -194,8 +195,13 @@ def interpolate(call) -> None:
         return
     factor = call.literal("scale_factor")
     if factor is NOT_LITERAL:
-        raise Unsupported("scale_factor must be a literal: MindSpore resamples with a recomputed scale, which "
-                          "equals torch's only for integral factors")
+        if "size" in call.bound:  # one of the two is None when it runs: which one is unknown here
+            raise Unsupported("size and scale_factor both given as variables: MindSpore needs to know which one "
+                              "is set to take recompute_scale_factor")
+        # known when it runs: a generated helper checks that the factor is integral (it raises otherwise)
+        call.set("scale_factor", f"_msmigrate_scale_factor({call.src('scale_factor')})")
+        call.set("recompute_scale_factor", "True")
+        return
     factors = factor if isinstance(factor, (tuple, list)) else (factor,)
     if not all(float(f).is_integer() for f in factors):
         raise Unsupported(f"scale_factor={factor!r} is not integral: MindSpore's recomputed scale differs")

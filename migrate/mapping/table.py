@@ -18,7 +18,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
     "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
-    "value", "attrs",
+    "value", "attrs", "base",
 }
 
 
@@ -59,9 +59,14 @@ class Entry:
     rebind: bool = False
     helper: str | None = None  # a generated helper the MindSpore form calls (migrate/helpers/templates/NAME.py)
     # What the torch object becomes when used as a value, not called (``norm_layer=nn.BatchNorm2d``,
-    # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_BatchNorm2d``). Without it, an
+    # ``partial(nn.GELU)``): a helper taking torch's arguments (``_msmigrate_value_Dropout``, or the ``base`` class). Without it, an
     # entry whose arguments or defaults need adapting is refused as a value, since its call sites are unknown.
     value: str | None = None
+    # What the class becomes as the base class of a user class (``class BatchNormAct2d(nn.BatchNorm2d)``): a helper
+    # subclassing the MindSpore cell with torch's constructor signature and attribute names, so the subclass's
+    # ``super().__init__(torch arguments)`` and ``self.weight`` work. Without it, an entry whose arguments need
+    # adapting is refused as a base.
+    base: str | None = None
     # attribute names of an instance that MindSpore's cell names otherwise (Linear.out_features -> Dense.out_channels),
     # renamed where the instance is known (``if isinstance(m, nn.Linear): m.out_features``)
     attrs: dict = field(default_factory=dict)
@@ -175,11 +180,12 @@ def _entry(raw: dict, where: str) -> Entry:
     kp = raw.get("keep_positional", 0)
     if not isinstance(kp, int) or kp < 0 or kp > len(args):
         raise fail("keep_positional must be an int between 0 and len(args)")
-    if raw.get("value") is not None:
-        from .. import helpers
+    for field_name in ("value", "base"):
+        if raw.get(field_name) is not None:
+            from .. import helpers
 
-        if raw["value"] not in helpers.by_defined_name():
-            raise fail(f"value {raw['value']!r} is not defined by any helper template")
+            if raw[field_name] not in helpers.by_defined_name():
+                raise fail(f"{field_name} {raw[field_name]!r} is not defined by any helper template")
     if raw.get("helper") is not None:
         from .. import helpers
 
@@ -197,7 +203,8 @@ def _entry(raw: dict, where: str) -> Entry:
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),
         forms=forms, notes=raw.get("notes", ""),
-        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"), attrs=dict(raw.get("attrs", {})),
+        inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"), base=raw.get("base"),
+        attrs=dict(raw.get("attrs", {})),
         kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False), source=where,
     )
 

@@ -142,8 +142,9 @@ class Call:
 
     def _forward(self) -> None:
         """``f(a, **options)``: the keys of ``options`` are known only when the converted code runs. Each
-        ``**options`` becomes ``**_msmigrate_kwargs(api, options, keep=..., drop=..., unset=...)`` (a helper
-        written into the file) that passes on the torch arguments this entry maps one to one (renamed), discards
+        ``**options`` becomes ``**_msmigrate_kwargs(api, options, keep=..., drop=..., unset=..., defaults=...)`` (a
+        helper written into the file) that passes on the torch arguments this entry maps one to one (renamed), gives
+        the defaults the entry fills (Conv2d's ``has_bias=True``) unless ``options`` holds the key, discards
         those it drops (a device), discards a dtype only when it is the default (None or float32), and raises a
         TypeError naming any other key: one that a fill, a transform, a rule or a refusal depends on, or one the
         call already gives by name."""
@@ -151,10 +152,20 @@ class Call:
         reads = _rule_reads(e.rule)
         used = set(e.transform) | set(e.unsupported) | {n for f in e.forms for n in (
             *f.when, *f.absent, *_template_names(f.template))}
-        taken = set(self.bound) | set(e.inject)
-        keep, drop, unset = {}, [], []
+        # (with two ** mappings, a default cannot go to one of them: it stays written, and its key is refused)
+        filled = {n for n in e.fill if n in self.bound and n not in self.origin} if len(self.forwarded) == 1 else set()
+        taken = (set(self.bound) - filled) | set(e.inject)
+        keep, drop, unset, defaults = {}, [], [], {}
         for arg in e.args:
-            if arg.startswith("*") or arg in self.bound or arg in used or reads is None or arg in reads:
+            if arg.startswith("*") or arg in used or reads is None or arg in reads:
+                continue
+            if arg in filled and e.ms and e.rename.get(arg, arg) not in set(e.inject):
+                # a default the call did not write (Conv2d's bias=True) may come through **: the helper applies it
+                # only when the key is absent
+                keep[arg] = e.rename.get(arg, arg)
+                defaults[keep[arg]] = code(self.bound.pop(arg))
+                continue
+            if arg in self.bound:
                 continue
             if arg in e.drop:
                 (unset if arg == "dtype" else drop).append(arg)
@@ -163,6 +174,7 @@ class Call:
         options = [f"keep={keep!r}"] if keep else []
         options += [f"drop={tuple(drop)!r}"] if drop else []
         options += [f"unset={tuple(unset)!r}"] if unset else []
+        options += ["defaults={" + ", ".join(f"{k!r}: {v}" for k, v in defaults.items()) + "}"] if defaults else []
         for arg in self.forwarded:
             helper = f"_msmigrate_kwargs({e.torch!r}, {code(arg.value)}{''.join(', ' + o for o in options)})"
             self._forward_args[id(arg)] = arg.with_changes(value=expr(helper))

@@ -574,7 +574,9 @@ class Rewriter(cst.CSTTransformer):
         entry = self.table.lookup(api)
         if id(original) in self._bases and "subclass" in entry.unsupported:  # a base whose subclasses cannot work
             return self._fail(api, entry.unsupported["subclass"], original, updated)
-        if id(original) in self._bases and _has_arg_rules(entry):
+        if id(original) in self._bases and entry.base:  # torch's signature and attribute names over the cell
+            value = entry.base
+        elif id(original) in self._bases and _has_arg_rules(entry):
             return self._fail(api, "subclassing it passes torch constructor arguments through super().__init__, "
                                    "which cannot be adapted", original, updated)
         new = expr(value)

@@ -1,7 +1,8 @@
 """Keyword arguments forwarded with ``**options`` into a converted call (timm's ``nn.Conv2d(..., **dd)`` with
 ``dd = {'device': device, 'dtype': dtype}``): the keys are known only when the code runs, so the converted call
-passes ``**_msmigrate_kwargs(api, options, keep=..., drop=..., unset=...)``, which renames what the entry maps one
-to one, drops devices, drops a dtype only when it is the default, and raises for anything else."""
+passes ``**_msmigrate_kwargs(api, options, keep=..., drop=..., unset=..., defaults=...)``, which renames what the
+entry maps one to one, gives the entry's filled defaults unless a key overrides them, drops devices, drops a dtype
+only when it is the default, and raises for anything else."""
 import textwrap
 
 import pytest
@@ -16,6 +17,10 @@ CASES = [
     *layer_cases("torch.nn.Conv2d", ["nn.Conv2d(3, 4, 3, padding=1, **dd)", "nn.Conv2d(3, 4, 3, **dd)"], prelude=DD),
     *layer_cases("torch.nn.Conv2d", ["nn.Conv2d(3, 4, 3, **dd, **opts)"],
                  prelude=DD32 + "\nopts = {'stride': 2, 'groups': 1, 'dilation': 2}"),
+    # bias is filled (has_bias=True) when the call does not write it: through ** the helper gives that default
+    # only when the key is absent (timm's create_conv2d_pad(..., bias=False, **kwargs))
+    *layer_cases("torch.nn.Conv2d", ["nn.Conv2d(3, 4, 3, padding=1, **opts)", "nn.Conv2d(3, 4, 1, **dd)"],
+                 prelude="opts = {'bias': False, 'stride': 2, 'device': None}\n" + DD),
     *layer_cases("torch.nn.Linear", ["nn.Linear(8, 4, **dd)", "nn.Linear(8, 4, **opts)"], shape=(3, 8),
                  prelude=DD + "\nopts = {'bias': False, 'device': 'cpu'}"),
     *layer_cases("torch.nn.BatchNorm2d", ["nn.BatchNorm2d(3, **dd)", "nn.BatchNorm2d(3, momentum=0.3, **opts)"],
@@ -57,7 +62,6 @@ def _run_converted(source: str):
 
 @pytest.mark.parametrize("options, key", [
     ("{'padding': 1}", "padding"),              # the conv rule depends on padding: never accepted through **
-    ("{'bias': False}", "bias"),                # filled (has_bias=True) when absent: never accepted through **
     ("{'dtype': torch.float16}", "dtype"),      # a layer dtype other than the default is not dropped
     ("{'padding_mode': 'reflect'}", "padding_mode"),  # refused by name, refused through ** too
 ])

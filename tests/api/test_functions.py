@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from migrate import convert_source
 from tests.api.cases import HEADER, call_cases
 from tests.harness import Case, assert_unsupported, rng_array, run_case
 
@@ -44,7 +45,8 @@ CASES = [
         "F.interpolate(x, size=(12, 20), mode='bilinear', align_corners=True)",
         "F.interpolate(x, scale_factor=2)", "F.interpolate(x, size=16, mode='nearest')",
         "F.interpolate(mode='bilinear', input=x, size=s, align_corners=False)",
-    ], X, prelude="s = (5, 7)"),
+        "F.interpolate(x, scale_factor=f, mode='bilinear')", "F.interpolate(x, scale_factor=(2, f))",
+    ], X, prelude="s = (5, 7)\nf = 3"),
     *call_cases("torch.nn.functional.pad", ["F.pad(x, (1, 2))", "F.pad(x, (1, 1, 2, 0), value=3.0)",
                                             "F.pad(x, pad=(1, 1, 1, 1), mode='reflect')",
                                             "F.pad(x, (2, 2, 2, 2), 'replicate')"], X),
@@ -136,7 +138,7 @@ def test_function(case):
 
 @pytest.mark.parametrize("code,api,reason", [
     ("F.interpolate(x, scale_factor=1.5, mode='bilinear')", "torch.nn.functional.interpolate", "not integral"),
-    ("F.interpolate(x, scale_factor=s)", "torch.nn.functional.interpolate", "literal"),
+    ("F.interpolate(x, size=s, scale_factor=f)", "torch.nn.functional.interpolate", "both given as variables"),
     ("F.interpolate(x, size=4, mode='bicubic')", "torch.nn.functional.interpolate", "bicubic"),
     ("F.softmax(x)", "torch.nn.functional.softmax", "no form"),
     ("torch.mean(x, dtype=torch.float64)", "torch.mean", "not mapped"),
@@ -145,3 +147,12 @@ def test_function(case):
 ])
 def test_unsupported_calls(code, api, reason):
     assert_unsupported(HEADER + f"out = {code}\n", api, reason)
+
+
+def test_a_scale_factor_known_at_run_time_raises_when_it_is_not_integral():
+    import mindspore  # noqa: F401 - the converted code imports it
+
+    result = convert_source(HEADER + "f = 1.5\nx = torch.ones(1, 1, 4, 4)\nout = F.interpolate(x, scale_factor=f)\n")
+    assert not result.unsupported, result.unsupported
+    with pytest.raises(ValueError, match="scale_factor=1.5 is not integral"):
+        exec(compile(result.code, "<converted>", "exec"), {"__name__": "converted"})

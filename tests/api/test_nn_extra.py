@@ -88,7 +88,9 @@ CASES = [
         "nn.Upsample(scale_factor=2)", "nn.Upsample(size=(12, 10))",
         "nn.Upsample(scale_factor=2.0, mode='bilinear')", "nn.Upsample(mode='bilinear', align_corners=True, size=9)",
         "nn.Upsample(None, 3, 'nearest')",
-    ], inputs=IMG, rtol=1e-5, atol=1e-5, why_tolerance="bilinear weights are computed in float32 differently"),
+        # a factor known when it runs (smp's SegmentationHead): checked integral by a generated helper
+        "nn.Upsample(mode='bilinear', scale_factor=up, align_corners=True)", "nn.Upsample(scale_factor=up)",
+    ], prelude="up = 2", inputs=IMG, rtol=1e-5, atol=1e-5, why_tolerance="bilinear weights are computed in float32 differently"),
     *layer_cases("torch.nn.UpsamplingBilinear2d", [
         "nn.UpsamplingBilinear2d(scale_factor=2)", "nn.UpsamplingBilinear2d(size=(9, 7))",
         "nn.UpsamplingBilinear2d((8, 8))",

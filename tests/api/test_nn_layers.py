@@ -112,6 +112,40 @@ m = Net()
 out = m(x)
 again = m.forward(x)
 """, names=("out", "again"), inputs={"x": rng_array(3, 4)}),
+    # MindSpore's CellDict refuses these values (torchvision's IntermediateLayerGetter, a GPT's ModuleDict(h=...))
+    Case(("torch.nn.ModuleDict", "torch.nn.ModuleList", "torch.nn.Sequential"), HEADER + """
+class Getter(nn.ModuleDict):
+    def __init__(self, layers, keep):
+        super().__init__(layers)
+        self.keep = keep
+
+    def forward(self, x):
+        out = {}
+        for name, layer in self.items():
+            x = layer(x)
+            if name in self.keep:
+                out[name] = x
+        return out
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.get = Getter({"stem": nn.Sequential(nn.Linear(4, 4), nn.ReLU()), "fc": nn.Linear(4, 3)}, {"stem", "fc"})
+        self.tr = nn.ModuleDict(dict(h=nn.ModuleList([nn.Linear(3, 3) for _ in range(2)])))
+        self.tr.update({"ln": nn.Linear(3, 2), "gone": nn.Linear(3, 3)})
+        self.tr.pop("gone")
+
+    def forward(self, x):
+        o = self.get(x)
+        y = o["fc"]
+        for layer in self.tr["h"]:
+            y = layer(y)
+        return o["stem"], self.tr["ln"](y), len(self.tr), "ln" in self.tr, list(self.tr.keys())
+
+m = Net()
+# @run
+stem, out, n, has, keys = m(x)
+""", names=("stem", "out", "n", "has", "keys"), inputs={"x": rng_array(3, 4)}),
     Case(("torch.nn.Parameter", "torch.nn.Module", "Module.forward"), HEADER + """
 class Scale(nn.Module):
     def __init__(self):

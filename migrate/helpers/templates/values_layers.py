@@ -1,23 +1,3 @@
-def _msmigrate_value_Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                            bias=True, padding_mode="zeros", device=None, dtype=None):
-    """torch.nn.Conv2d used as a value (``conv_layer=nn.Conv2d``): MindSpore pads 'same' and has no bias by
-    default; torch's (ph, pw) padding is MindSpore's (top, bottom, left, right)."""
-    if padding_mode != "zeros":
-        raise NotImplementedError(f"Conv2d padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's")
-    if isinstance(padding, str):
-        return nn.Conv2d(in_channels, out_channels, kernel_size, stride, pad_mode=padding, dilation=dilation,
-                         group=groups, has_bias=bias)
-    if isinstance(padding, (tuple, list)):
-        padding = (padding[0], padding[0], padding[1], padding[1]) if len(padding) == 2 else tuple(padding)
-    return nn.Conv2d(in_channels, out_channels, kernel_size, stride, pad_mode="pad", padding=padding,
-                     dilation=dilation, group=groups, has_bias=bias)
-
-
-def _msmigrate_value_Linear(in_features, out_features, bias=True, device=None, dtype=None):
-    """torch.nn.Linear used as a value (MindSpore's Dense)."""
-    return nn.Dense(in_features, out_features, has_bias=bias)
-
-
 def _msmigrate_value_Dropout(p=0.5, inplace=False):
     """torch.nn.Dropout used as a value: MindSpore's first argument is keep_prob, so p goes by keyword; torch
     modules start in training mode."""

@@ -1,0 +1,113 @@
+# torch layers as base classes and as values (``class BatchNormAct2d(nn.BatchNorm2d)``, ``norm_layer=nn.BatchNorm2d``,
+# ``partial(nn.LayerNorm, eps=1e-6)``): MindSpore cells built from torch's constructor arguments, with torch's
+# attribute names, and named as torch names them (timm picks a norm+act layer by ``norm_layer.__name__``).
+
+
+def _msmigrate_alias(name):
+    """A torch attribute name read and written as MindSpore's (a BatchNorm's ``weight`` is its ``gamma``)."""
+    return property(lambda self: getattr(self, name), lambda self, value: setattr(self, name, value))
+
+
+def _msmigrate_pair(value):
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def _msmigrate_bn_base_init(self, cls, num_features, eps, momentum, affine, track_running_stats):
+    """torch's BatchNorm arguments onto MindSpore's: momentum m is MindSpore's 1 - m (its kernel takes it when the
+    cell is built); ``self.momentum`` then holds torch's value, as a subclass's forward reads it for F.batch_norm."""
+    if momentum is None:
+        raise NotImplementedError("BatchNorm momentum=None (a cumulative moving average) has no MindSpore equivalent")
+    extra = {} if track_running_stats else {"use_batch_statistics": True}
+    cls.__init__(self, num_features, eps=eps, momentum=1 - momentum, affine=affine, **extra)
+    self.momentum, self.affine, self.track_running_stats = momentum, affine, track_running_stats
+    self.num_batches_tracked = None  # MindSpore keeps no count (only momentum=None reads it, refused above)
+    self.set_train(True)  # torch modules start in training mode
+
+
+class _MsmigrateBatchNorm1d(nn.BatchNorm1d):
+    """torch.nn.BatchNorm1d as a base class (written by msmigrate): torch's constructor arguments and attribute
+    names (weight, bias, running_mean, running_var, momentum) over MindSpore's cell."""
+    weight, bias = _msmigrate_alias("gamma"), _msmigrate_alias("beta")
+    running_mean, running_var = _msmigrate_alias("moving_mean"), _msmigrate_alias("moving_variance")
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        _msmigrate_bn_base_init(self, nn.BatchNorm1d, num_features, eps, momentum, affine, track_running_stats)
+
+
+class _MsmigrateBatchNorm2d(nn.BatchNorm2d):
+    """torch.nn.BatchNorm2d as a base class (timm's ``class BatchNormAct2d(nn.BatchNorm2d)``, written by
+    msmigrate): torch's constructor arguments and attribute names (weight, bias, running_mean, running_var,
+    momentum) over MindSpore's cell."""
+    weight, bias = _msmigrate_alias("gamma"), _msmigrate_alias("beta")
+    running_mean, running_var = _msmigrate_alias("moving_mean"), _msmigrate_alias("moving_variance")
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        _msmigrate_bn_base_init(self, nn.BatchNorm2d, num_features, eps, momentum, affine, track_running_stats)
+
+
+class _MsmigrateLayerNorm(nn.LayerNorm):
+    """torch.nn.LayerNorm as a base class (torchvision's ``class LayerNorm2d(nn.LayerNorm)``, written by msmigrate):
+    torch's constructor arguments and attribute names (weight, bias, normalized_shape, eps). MindSpore's epsilon
+    defaults to 1e-7; it normalises the last axes from a non-negative begin axis, so only a one-axis shape is
+    built here, and its gamma and beta always exist."""
+    weight, bias = _msmigrate_alias("gamma"), _msmigrate_alias("beta")
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        if len(shape) != 1:
+            raise NotImplementedError(f"LayerNorm over {shape}: MindSpore's begin_norm_axis depends on the input rank")
+        if not (elementwise_affine and bias):
+            raise NotImplementedError("LayerNorm without affine parameters: MindSpore's always has gamma and beta")
+        super().__init__(shape, epsilon=eps)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+
+
+class _MsmigrateGroupNorm(nn.GroupNorm):
+    """torch.nn.GroupNorm as a base class (written by msmigrate): torch's attribute names weight and bias."""
+    weight, bias = _msmigrate_alias("gamma"), _msmigrate_alias("beta")
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None):
+        super().__init__(num_groups, num_channels, eps=eps, affine=affine)
+
+
+class _MsmigrateConv2d(nn.Conv2d):
+    """torch.nn.Conv2d as a base class (timm's ``Conv2dSame``, ``StdConv2d``, written by msmigrate): torch's
+    constructor arguments (padding int, pair, 'same' or 'valid'; MindSpore's default is no padding mode and no bias)
+    and attribute names (groups, padding as torch holds them) over MindSpore's cell, whose kernel takes them when
+    it is built."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's Conv2d")
+        if isinstance(padding, str):
+            pad_mode, pad = padding, 0
+        else:
+            ph, pw = _msmigrate_pair(padding)
+            pad_mode, pad = "pad", (ph, ph, pw, pw)
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
+                         dilation=dilation, group=groups, has_bias=bias)
+        self.kernel_size, self.stride = _msmigrate_pair(kernel_size), _msmigrate_pair(stride)
+        self.dilation = _msmigrate_pair(dilation)
+        self.padding = padding if isinstance(padding, str) else _msmigrate_pair(padding)
+        self.groups, self.padding_mode = groups, padding_mode
+
+
+class _MsmigrateLinear(nn.Dense):
+    """torch.nn.Linear as a base class (written by msmigrate): torch's constructor arguments (bias by default) and
+    attribute names (in_features, out_features) over MindSpore's Dense."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__(in_features, out_features, has_bias=bias)
+        self.in_features, self.out_features = in_features, out_features
+
+
+
+_MsmigrateBatchNorm1d.__name__ = "BatchNorm1d"
+_MsmigrateBatchNorm2d.__name__ = "BatchNorm2d"
+_MsmigrateLayerNorm.__name__ = "LayerNorm"
+_MsmigrateGroupNorm.__name__ = "GroupNorm"
+_MsmigrateConv2d.__name__ = "Conv2d"
+_MsmigrateLinear.__name__ = "Linear"
