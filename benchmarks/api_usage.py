@@ -177,8 +177,17 @@ COUNTING = [
     "- Values told apart when the code runs are counted *mapped*: `x.to(v)` (a device or a dtype), `torch.max(x, v)`"
     " with `v` a name (a dim or a tensor).",
     "- In-place methods: a result used as a value or a chain on one tensor (`v.mul_(b).add_(g)`) is converted"
-    " (MindSpore's `x.copy_(v)` returns a tensor sharing x's memory); a view, a `float()`/`to()` result or a subscript"
-    " as the receiver is *unsupported*.",
+    " (MindSpore's `x.copy_(v)` returns a tensor sharing x's memory). A basic-index subscript (integers, slices,"
+    " `...`, `None`: a view in torch) as the receiver of a whole statement, or the root of its chain"
+    " (`boxes[:, 0].add_(w).neg_()`), becomes `boxes[:, 0] = ...` (MindSpore's setitem writes into the tensor); an"
+    " index that may be a tensor (`x[i]`, advanced indexing: a copy in torch), a view (`x.view(-1)`), a"
+    " `float()`/`to()` result or a subscript whose result is used as a value is *unsupported*.",
+    "- `hasattr(torch, 'name')` / `getattr(F, 'name')` with a literal name count as a use of the module (`torch`,"
+    " `torch.nn.functional`): *mapped*, since the probe is answered from the table (True where the name converts,"
+    " so the branch taken converts; False otherwise, the branch the code wrote for a torch without it). Other uses"
+    " of a module as a value (`getattr(torch, name)`, `setattr(torch, ...)`) stay *missing*.",
+    "- *Mapped* means converted. A use refused for a stated reason (a table entry that marks the form unsupported,"
+    " or `unsupported.\"*\"` entries that only explain why) counts as *unsupported*, never as mapped.",
     "- A custom optimizer (`class Lamb(Optimizer)`) is *unsupported* at its base class (MindSpore optimizers get the"
     " gradients as their call's argument; parameters carry no `.grad`). The torch calls inside its `step`"
     " (`torch._foreach_*`...) still count one by one, mapped when each converts: the class as a whole does not run.",

@@ -112,7 +112,12 @@ def torch_module_class(q: str | None) -> bool:
                                                                   "torch.nn.utils.")):
         return False
     last = q.rsplit(".", 1)[1]
-    return last[:1].isupper() and last not in ("Parameter", "Buffer")
+    return (last[:1].isupper() and last not in ("Parameter", "Buffer")) or last in _PRIVATE_MODULE_BASES
+
+
+# torch's private module base classes that user code subclasses (smp's DiceLoss(_Loss))
+_PRIVATE_MODULE_BASES = frozenset({"_Loss", "_WeightedLoss", "_BatchNorm", "_NormBase", "_InstanceNorm", "_ConvNd",
+                                   "_DropoutNd", "_MaxPoolNd", "_AvgPoolNd"})
 
 
 class Resolver:

@@ -106,8 +106,13 @@ def dim_or_other(call) -> None:
 
         ops_ = _REDUCE_OR_ELEMENTWISE.get(call.entry.torch)
         v, x = call.bound["dim"], call.bound["input"]
-        if ops_ is None or not all(isinstance(n, (cst.Name, cst.Attribute)) for n in (v, x)):
+        if ops_ is None:
             raise Unsupported("cannot tell whether the second argument is a dim or a tensor; write dim= or other=")
+        if not all(isinstance(n, (cst.Name, cst.Attribute)) for n in (v, x)):
+            # an expression (`torch.max(b1[..., :2], b2[..., :2])`): a helper reads it once and tells it apart
+            helper = "_msmigrate_" + call.entry.torch.rsplit(".", 1)[-1]
+            call.replacement = expr(f"{helper}({code(x)}, {code(v)})")
+            return
         # torch.max(x, v): told apart when the code runs (v is read twice, so only names and attributes)
         call.replacement = expr(f"({ops_[0]}({code(x)}, {code(v)}, keepdims=False) if isinstance({code(v)}, int) "
                                 f"else {ops_[1]}({code(x)}, {code(v)}))")

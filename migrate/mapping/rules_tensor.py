@@ -75,12 +75,23 @@ def torch_norm(call) -> None:
     src = code(node) if isinstance(node, _SIMPLE) else f"({code(node)})"
     p = call.literal("p")
     keepdim = code(call.bound["keepdim"])
-    if p is NOT_LITERAL:
-        raise Unsupported("p must be a literal")
+    if p is NOT_LITERAL and code(call.bound["p"]).replace('"', "'") in ("float('inf')", "math.inf"):
+        p = float("inf")
+    elif p is NOT_LITERAL and code(call.bound["p"]).replace('"', "'") in ("-float('inf')", "float('-inf')", "-math.inf"):
+        p = float("-inf")
+    if p is NOT_LITERAL or call.literal("dim") is NOT_LITERAL:
+        # known only when the code runs: a helper computes torch's vector norm; only where the receiver is a tensor
+        # (torch.norm(x, p), or a receiver known to be one: `attn.norm(x)` is mostly a submodule named norm)
+        if "input" not in call.bound and not getattr(call, "receiver_is_tensor", False):
+            raise Unsupported("p must be a literal" if p is NOT_LITERAL else
+                              "dim must be a literal: over two axes ops.norm computes a matrix norm, torch a vector norm")
+        dim = code(call.bound["dim"]) if "dim" in call.bound else "None"
+        call.replacement = expr(f"_msmigrate_norm({code(node)}, {code(call.bound['p'])}, {dim}, {keepdim})")
+        return
     if "dim" not in call.bound or call.literal("dim") is None:
         if keepdim != "False":
             raise Unsupported("keepdim=True without dim is not mapped")
-        ord_ = "" if p in ("fro", 2, 2.0) else f", {p!r}"
+        ord_ = "" if p in ("fro", 2, 2.0) else f", {_p_src(p)}"
         call.replacement = expr(f"ops.norm({src}.reshape(-1){ord_})")
         return
     dim = call.literal("dim")
@@ -91,7 +102,11 @@ def torch_norm(call) -> None:
         p = 2 if single else "fro"
     elif not single:
         raise Unsupported(f"p={p!r} over several dims is not mapped")
-    call.replacement = expr(f"ops.norm({src}, {p!r}, {code(call.bound['dim'])}, {keepdim})")
+    call.replacement = expr(f"ops.norm({src}, {_p_src(p)}, {code(call.bound['dim'])}, {keepdim})")
+
+
+def _p_src(p) -> str:
+    return f"float('{p}')" if isinstance(p, float) and p in (float("inf"), float("-inf")) else repr(p)
 
 
 def linspace(call) -> None:

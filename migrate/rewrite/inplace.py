@@ -15,7 +15,14 @@ MindSpore's ``x.copy_(v)`` returns a tensor that shares x's memory (measured: wr
 torch's in-place methods return x itself; in a chain, the new value of each link reads the root (``v.copy_(v * b)
 .copy_(v + g)``: Python evaluates the inner copy first). Shape-changing entries (``rebind``) are converted only as
 whole statements. A subscript or call receiver (MindSpore's ``x[0]`` is a copy, not a view: ``x[0].copy_`` fails)
-is marked unsupported rather than guessed.
+is marked unsupported rather than guessed, with one exception: a whole statement whose receiver (or the root of
+its chain of in-place links) is a basic-index subscript of a name or attribute chain (``boxes[:, 0].sub_(w)``,
+``xy[..., :2].mul_(2).add_(c)``: integers, slices, ``...``, ``None``), which torch computes on a view of the
+tensor, becomes ``boxes[:, 0] = <new value>``; MindSpore's ``x[i] = v`` writes into x's memory (measured: other
+names bound to x see it) and casts v to x's dtype, as the view's in-place op does. The same holds for
+``kp[..., 0] = kp[..., 0].sub_(c).neg_()``, where the assignment itself writes back. An index that may be a tensor
+(``x[i]``, ``x[idx]``) is refused: torch's advanced indexing gives a copy, so whether x changes is not known; a
+literal list index (``x[:, [0, 2]]``) is a copy in torch, so an in-place method on it is its out-of-place form.
 """
 from __future__ import annotations
 
@@ -29,6 +36,10 @@ VALUE_USED = ("its result is used as a value and it changes the shape: only a wh
               "converted (to x = new value); MindSpore's in-place kernels are missing on CPU or leave x unchanged")
 BAD_RECEIVER = "the receiver `{recv}` is not a name or attribute chain: the new value cannot be written back"
 SUBSCRIPT = " (MindSpore's x[i] is a copy, not a view: x[i].copy_ fails)"
+SUBSCRIPT_STATEMENT = (": a subscript receiver is converted as a whole statement only (to x[i] = new value; MindSpore's"
+                       " x[i] is a copy, not a view)")
+SUBSCRIPT_INDEX = (": an index that may be a tensor (a name, a call) is not converted: torch's advanced indexing gives"
+                   " a copy (x is unchanged), basic indexing a view (x changes), and which one is not known here")
 
 
 def value(updated: cst.Call, entry: Entry, table: Table) -> cst.BaseExpression:
@@ -45,16 +56,30 @@ def value(updated: cst.Call, entry: Entry, table: Table) -> cst.BaseExpression:
     return Call(call, target, receiver=recv).convert()
 
 
-def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, is_statement: bool):
-    """(new expression, rebind) or raises Unsupported. ``rebind``: the statement must become ``recv = new``."""
-    if _fresh(original.func.value):  # `x.sqrt().add_(eps)`: a new tensor no one else sees; its new value is all
+def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, is_statement: bool,
+            pure: bool = False):
+    """(new expression, rebind) or raises Unsupported. ``rebind``: the statement must become ``recv = new`` (True)
+    or ``target = new`` (the target expression, a subscript). ``pure``: a link of a statement chain rooted at a
+    basic-index subscript (:func:`subscript_chain`), whose write-back the statement does: its new value is all."""
+    if pure or _fresh(original.func.value):  # `x.sqrt().add_(eps)`: a new tensor no one else sees
         return value(updated, entry, table), False
+    if is_statement and not entry.rebind:
+        target = _subscript_root(original.func.value, table)
+        if target is not None:  # `boxes[:, 0].sub_(w)` (its inner links, if any, converted as pure values)
+            recv = updated.func.value
+            return value(updated, entry, table), recv if isinstance(recv, cst.Subscript) else target
     if entry.rebind and not is_statement:
         raise Unsupported(VALUE_USED.format(name=entry.method_name))
     root = _root(original.func.value, updated.func.value, table)
     if root is None:
         recv = original.func.value
-        raise Unsupported(BAD_RECEIVER.format(recv=_one_line(code(recv))) + (SUBSCRIPT if isinstance(recv, cst.Subscript) else ""))
+        sub = recv if isinstance(recv, cst.Subscript) else _links(recv, table)[1]
+        reason = BAD_RECEIVER.format(recv=_one_line(code(recv)))
+        if isinstance(sub, cst.Subscript) and dotted(sub.value) is not None:
+            reason += SUBSCRIPT_STATEMENT if _basic_index(sub) else SUBSCRIPT_INDEX
+        elif isinstance(recv, cst.Subscript):
+            reason += SUBSCRIPT
+        raise Unsupported(reason)
     recv = updated.func.value
     new = value(updated if root is recv else updated.with_changes(func=updated.func.with_changes(value=root)),
                 entry, table)
@@ -76,9 +101,73 @@ zeros ones empty full rand randn randint randperm arange linspace logspace tenso
 full_like rand_like randn_like randint_like stack cat concat where eye""".split()) | FRESH_METHODS
 
 
+def _basic_index(node: cst.Subscript) -> bool:
+    """Torch indexes a view: every element an integer literal, a slice, ``...`` or ``None`` (a name may be a
+    tensor: advanced indexing, a copy)."""
+    for el in node.slice:
+        s = el.slice
+        if isinstance(s, cst.Slice):
+            if any(b is not None and _has_call(b) for b in (s.lower, s.upper, s.step)):
+                return False  # evaluated twice (read and write): only call-free bounds
+            continue
+        v = s.value
+        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+            v = v.expression
+        if not (isinstance(v, (cst.Integer, cst.Ellipsis)) or (isinstance(v, cst.Name) and v.value == "None")):
+            return False
+    return True
+
+
+def _has_call(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) or any(_has_call(c) for c in node.children)
+
+
+def _list_index(node: cst.BaseExpression) -> bool:
+    """``x[:, [0, 2]]``: a literal list index, advanced indexing (torch gives a copy)."""
+    return isinstance(node, cst.Subscript) and dotted(node.value) is not None and any(
+        isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.List) for el in node.slice)
+
+
+def _links(call: cst.BaseExpression, table: Table):
+    """The in-place links of a chain from its top call down (``a[0].mul_(2).add_(c)``: add_, mul_), and its root
+    (the receiver of the innermost link); ([], None) when a link is not a converted-in-place entry."""
+    links = []
+    while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+        entry = table.methods.get(call.func.attr.value)
+        if entry is None or not entry.inplace or entry.rebind:
+            break
+        links.append(call)
+        call = call.func.value
+    return links, call
+
+
+def _subscript_root(recv: cst.BaseExpression, table: Table) -> cst.Subscript | None:
+    """The basic-index subscript of a name or attribute chain that ``recv`` is, or roots a chain of in-place links."""
+    _, root = _links(recv, table) if isinstance(recv, cst.Call) else ([], recv)
+    if isinstance(root, cst.Subscript) and dotted(root.value) is not None and _basic_index(root):
+        return root
+    return None
+
+
+def subscript_chain(call: cst.Call, table: Table, target: cst.BaseExpression | None = None) -> set[int]:
+    """Ids of the links of a statement's in-place chain on a basic-index subscript that are converted as pure values:
+    the inner links of ``x[:, 0].add_(a).neg_()`` (the statement writes the whole chain back), or every link of
+    ``x[:, 0] = x[:, 0].sub_(c).neg_()`` (``target``: the assignment writes back to the same subscript)."""
+    links, root = _links(call, table)
+    if not links or not (isinstance(root, cst.Subscript) and dotted(root.value) is not None and _basic_index(root)):
+        return set()
+    if target is None:
+        return {id(c) for c in links[1:]}
+    if isinstance(target, cst.Subscript) and code(target) == code(root):
+        return {id(c) for c in links}
+    return set()
+
+
 def _fresh(node: cst.BaseExpression) -> bool:
     """The expression makes a tensor that nothing else references (an arithmetic result, ``x.sqrt()``,
-    ``torch.zeros(...)``): an in-place method on it is its out-of-place counterpart."""
+    ``torch.zeros(...)``, ``x[:, [0, 2]]``): an in-place method on it is its out-of-place counterpart."""
+    if _list_index(node):
+        return True
     if isinstance(node, cst.BinaryOperation) or (isinstance(node, cst.UnaryOperation)
                                                  and isinstance(node.operator, cst.Minus)):
         return True

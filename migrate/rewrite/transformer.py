@@ -81,6 +81,7 @@ class Rewriter(cst.CSTTransformer):
         self._carry_to: int | None = None
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
+        self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
         self._irrelevant: set[int] = set()  # statements with nothing to rewrite (not walked)
         self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
@@ -306,6 +307,9 @@ class Rewriter(cst.CSTTransformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+        probe = self._module_probe(node)
+        if probe is not None:  # hasattr(torch, "compile"): the module itself is not a use, the probe is
+            self._skip.add(id(node.args[0].value))
         if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass") and len(node.args) > 1:
             classes = node.args[1].value
             items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
@@ -373,7 +377,43 @@ class Rewriter(cst.CSTTransformer):
         self._skip.add(id(node.value))
         self._skip.add(id(node.attr))
 
+    def _module_probe(self, node: cst.Call) -> tuple[str, str, str] | None:
+        """``hasattr(torch, "name")`` / ``getattr(F, "name"[, default])``: (builtin, torch module, name) when the
+        object is a torch module (not a tensor or a class) and the name a string literal."""
+        if not (isinstance(node.func, cst.Name) and node.func.value in ("hasattr", "getattr")
+                and self.resolver.lookup(node.func.value) is None and len(node.args) in (2, 3)
+                and (len(node.args) == 2 or node.func.value == "getattr")
+                and all(a.keyword is None and not a.star for a in node.args)
+                and isinstance(node.args[1].value, cst.SimpleString)):
+            return None
+        q = self.resolver.qualify(node.args[0].value)
+        if not _torch(q) or canonical(q) not in _TORCH_MODULES:
+            return None
+        return node.func.value, canonical(q), node.args[1].value.evaluated_value
+
+    def _probe(self, builtin: str, module: str, name: str, original: cst.Call, updated: cst.Call):
+        """hasattr: True when the table converts ``module.name`` (or names under it), so the code takes the branch
+        whose torch calls convert; False otherwise (its fallback branch, written for a torch without it).
+        getattr: the converted ``module.name``, the default when the table lacks it, else marked."""
+        api = f"{module}.{name}"
+        known = self.table.lookup(api) is not None or any(k.startswith(api + ".") for k in self.table.by_torch)
+        if builtin == "hasattr":
+            self._ok(module, cst.Name(str(known)))
+            return cst.Name(str(known))
+        value, reason = self._value_form(api)
+        if value is None and len(updated.args) == 3 and not known:
+            self._ok(module, updated.args[2].value)
+            return updated.args[2].value
+        if value is None:
+            return self._fail(api, reason, original, updated)
+        new = expr(value)
+        self._ok(api, new)
+        return new
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        probe = self._module_probe(original)
+        if probe is not None:
+            return self._probe(*probe, original, updated)
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -387,10 +427,22 @@ class Rewriter(cst.CSTTransformer):
         entry = self.table.lookup(api)
         if entry is None:
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
+        # torch.round(x, out=x): the call without out=, written into out (copy_ returns a tensor sharing out's memory,
+        # as torch returns out); entries that list `out` decide themselves
+        out = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "out"), None)
+        if out is not None and "out" not in entry.args and entry.kind == "function":
+            if dotted(out.value) is None:
+                return self._fail(api, "out= is converted for a name or attribute only (written back with copy_)",
+                                  original, updated)
+            updated = updated.with_changes(args=[a for a in updated.args if a is not out])
+        else:
+            out = None
         try:
             new = Call(updated, entry).convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)
+        if out is not None:
+            new = cst.Call(func=cst.Attribute(value=out.value, attr=cst.Name("copy_")), args=[cst.Arg(new)])
         self._ok(api, new)
         return new
 
@@ -424,12 +476,14 @@ class Rewriter(cst.CSTTransformer):
         try:
             if entry.inplace:
                 new, rebind = inplace.convert(original, updated, entry, self.table,
-                                              id(original) in self._statement_calls)
-                if rebind:
-                    self._rebinds[id(original)] = updated.func.value
+                                              id(original) in self._statement_calls,
+                                              pure=id(original) in self._pure_links)
+                if rebind is not False:
+                    self._rebinds[id(original)] = updated.func.value if rebind is True else rebind
             else:
                 call = Call(updated, entry, receiver=updated.func.value)
                 call.is_device = self._is_device
+                call.receiver_is_tensor = receiver == YES
                 new = call.convert()
         except Unsupported as exc:
             if not (isinstance(exc, Misfit) and receiver != YES):
@@ -441,6 +495,11 @@ class Rewriter(cst.CSTTransformer):
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):
             self._statement_calls.add(id(node.value))
+            self._pure_links |= inplace.subscript_chain(node.value, self.table)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.value, cst.Call):
+            self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         target = self._rebinds.pop(id(original.value), None)
@@ -523,6 +582,12 @@ class Rewriter(cst.CSTTransformer):
         new = expr(value)
         self._ok(api, new)
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar) if hasattr(new, "lpar") else new
+
+
+# torch modules that code probes with hasattr / getattr (``hasattr(torch, "compile")``, ``hasattr(F, "rms_norm")``)
+_TORCH_MODULES = frozenset({"torch", "torch.nn", "torch.nn.functional", "torch.cuda", "torch.backends", "torch.jit",
+                            "torch.compiler", "torch.linalg", "torch.fft", "torch.special", "torch.nn.init",
+                            "torch.distributed", "torch.amp", "torch.utils", "torch.optim"})
 
 
 def _torch(q: str | None) -> bool:

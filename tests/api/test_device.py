@@ -45,6 +45,27 @@ CASES = [
                                            "out = x * 2 if torch.cuda.is_available() else x - 1"]),
     *run_cases("torch.distributed.is_available", ["out = torch.distributed.is_available()"]),
     *run_cases("torch.cuda.device_count", ["out = torch.cuda.device_count()"]),
+    *run_cases("torch.xpu.is_available", ["out = torch.xpu.is_available()",
+                                          "out = x.to('xpu') if torch.xpu.is_available() else x * 2"]),
+    *run_cases("torch.xpu.device_count", ["out = torch.xpu.device_count()", "out = x * max(1, torch.xpu.device_count())"]),
+    *run_cases("torch.xpu.empty_cache", ["torch.xpu.empty_cache()\nout = x + 1", "out = torch.xpu.empty_cache()"]),
+    *run_cases("torch.xpu.memory_allocated", ["out = torch.xpu.memory_allocated()", "out = torch.xpu.memory_allocated(0)"]),
+    *run_cases("torch.mps.device_count", ["out = torch.mps.device_count()"]),
+    *run_cases("torch.compile", ["kw = {'fullgraph': False}\nm = torch.compile(net, backend='eager', mode=None, **kw)\nout = m(x)"],
+               prelude="net = nn.Linear(4, 3)"),
+    *run_cases("torch.compiler.is_compiling", ["out = torch.compiler.is_compiling()",
+                                               "out = x if torch.compiler.is_compiling() else x * 2"]),
+    *run_cases("torch.compiler.disable", ["out = (f(x), g(x), torch.compiler.disable(lambda a: a * 3)(x))"],
+               prelude="@torch.compiler.disable\ndef f(a):\n    return a * 2\n\n"
+                       "@torch.compiler.disable(recursive=False)\ndef g(a):\n    return a + 1\n"),
+    *run_cases("torch.get_default_device", ["out = str(torch.get_default_device())",
+                                            "out = torch.zeros(2, device=torch.get_default_device()) + x[0, :2]"]),
+    *run_cases("torch.__version__", [
+        "out = (torch.__version__ >= '2.2', torch.__version__ < '1.12.0', torch.__version__ >= (2, 0), "
+        "torch.__version__ > (2, 12, 9), str(torch.__version__)[:4] == '2.13')",
+        "major, minor = re.match(r'(\\d+)\\.(\\d+)', torch.__version__).groups()\nout = (int(major), int(minor))",
+        "v = torch.__version__\nout = tuple(int(p) for p in v.split('+')[0].split('.'))",
+        "out = x * 2 if torch.__version__ >= '2.0' else x"], prelude="import re"),
     *run_cases("torch.cuda.empty_cache", ["torch.cuda.empty_cache()\nout = x + 1"]),
     *run_cases("torch.cuda.manual_seed", ["torch.cuda.manual_seed(3)\nout = x + 1"]),
     *run_cases("torch.cuda.manual_seed_all", ["torch.cuda.manual_seed_all(3)\nout = x + 1"]),
@@ -162,3 +183,23 @@ def test_cuda_legacy_constructors(name):
 ])
 def test_refused(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)
+
+
+# MindSpore sets deterministic kernels once per process: off (its default) is asked first, then on, then on again;
+# torch's switch is reset after each case so that other tests run as before
+DETERMINISTIC = run_cases("torch.use_deterministic_algorithms", [
+    "torch.use_deterministic_algorithms(d)\nout = x.sum(0)",
+    "torch.use_deterministic_algorithms(True)\nout = x.sum(0)",
+    "torch.use_deterministic_algorithms(mode=True, warn_only=True)\nout = x * 2\n"
+    "torch.use_deterministic_algorithms(True, warn_only=False)"], prelude="d = False")
+CASES = CASES + DETERMINISTIC  # a new list: test_device_entry keeps its own
+
+
+@pytest.mark.parametrize("case", DETERMINISTIC, ids=str)
+def test_deterministic_algorithms(case):
+    import torch
+
+    try:
+        run_case(case)
+    finally:
+        torch.use_deterministic_algorithms(False)

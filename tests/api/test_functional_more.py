@@ -144,7 +144,9 @@ CASES = [
     *call_cases("torch.nn.functional.kl_div", [
         "F.kl_div(x, t)", "F.kl_div(x, t, reduction='sum')", "F.kl_div(input=x, target=t, reduction='batchmean')",
         "F.kl_div(log_target=False, reduction='none', target=t, input=x)", "F.kl_div(x, t, reduction=r)",
-    ], KL, prelude="r = 'mean'", **TOL),
+        "F.kl_div(x, t.log(), reduction='batchmean', log_target=True)", "F.kl_div(x, t.log(), log_target=True, reduction='sum')",
+        "F.kl_div(x, t.log(), log_target=lt)",
+    ], KL, prelude="r = 'mean'\nlt = True", **TOL),
     # pad modes (the entry is in functional.toml; constant padding is in test_functions.py)
     *call_cases("torch.nn.functional.pad", [
         "F.pad(x, (1, 2, 0, 1), mode='reflect')", "F.pad(x, (2, 2, 1, 1), 'replicate')",
@@ -164,7 +166,6 @@ def test_functional(case):
     ("F.one_hot(i)", "torch.nn.functional.one_hot", "num_classes=-1"),
     ("F.one_hot(i, -1)", "torch.nn.functional.one_hot", "num_classes=-1"),
     ("F.embedding(i, w, max_norm=1.0)", "torch.nn.functional.embedding", "max_norm"),
-    ("F.kl_div(x, t, log_target=True)", "torch.nn.functional.kl_div", "log_target"),
     ("F.softmin(x)", "torch.nn.functional.softmin", "no form"),
     ("F.max_pool1d(x, 2, padding=1)", "torch.nn.functional.max_pool1d", "padded"),
     ("F.cross_entropy(x, t, size_average=False)", "torch.nn.functional.cross_entropy", "deprecated"),

@@ -4,7 +4,7 @@ import pytest
 
 from migrate import convert_source
 from tests.api.cases import HEADER, call_cases
-from tests.harness import assert_unsupported, rng_array, run_case
+from tests.harness import Case, assert_unsupported, rng_array, run_case
 
 X = {"x": rng_array(2, 3, 8, 8)}
 X2 = {"x": rng_array(4, 6)}
@@ -95,6 +95,17 @@ CASES = [
                 XY, prelude="d = 1"),
     *call_cases("torch.min", ["torch.min(x)", "torch.min(x, 1)", "torch.min(x, dim=1, keepdim=True)",
                               "torch.min(x, other=y)", "torch.min(x, y)", "torch.min(x, d)"], XY, prelude="d = 0"),
+    # out=: the result written into the named tensor (others bound to it see it), and returned
+    *[Case(api, f"{HEADER}# @run\na = y\n{stmt}\n", names=("out", "y", "a"), inputs=XY, id=f"{api}:{stmt}")
+      for api, stmt in (("torch.round", "out = torch.round(x * 3, out=y)"), ("torch.round", "torch.round(y * 3, out=y)\nout = y"),
+                        ("torch.add", "out = torch.add(x, 1.0, out=y)"), ("torch.max", "torch.max(y, x, out=y)\nout = y"),
+                        ("torch.mul", "out = torch.mul(input=x, other=2.0, out=y)"))],
+    # expressions as the second argument (torchvision's box ops): a helper tells a dim from a tensor at run time
+    *call_cases("torch.max", ["torch.max(x[..., None, :2], y[None, :, :2])", "torch.max(x, y + 1)",
+                              "torch.max(x, torch.tensor(0.0, dtype=x.dtype))", "torch.max(x.abs(), dims[0])"],
+                XY, prelude="dims = [1]"),
+    *call_cases("torch.min", ["torch.min(x[..., None, 2:], y[None, :, 2:])", "torch.min(x * 2, y.view_as(x))",
+                              "torch.min(x, dims[-1])"], XY, prelude="dims = [0]"),
     *call_cases("torch.argmax", ["torch.argmax(x)", "torch.argmax(x, 1)", "torch.argmax(x, dim=0, keepdim=True)"], X2),
     *call_cases("torch.zeros", ["torch.zeros(2, 3)", "torch.zeros((2, 3))", "torch.zeros(4, dtype=torch.int32)",
                                 "torch.zeros(n, m)", "torch.zeros(shape)"], {}, prelude="n, m, shape = 3, 2, (1, 4)"),
@@ -130,9 +141,9 @@ def test_function(case):
     ("F.interpolate(x, size=s, scale_factor=f)", "torch.nn.functional.interpolate", "both given as variables"),
     ("F.interpolate(x, size=4, mode='bicubic')", "torch.nn.functional.interpolate", "bicubic"),
     ("F.softmax(x)", "torch.nn.functional.softmax", "no form"),
-    ("torch.max(x, y + 1)", "torch.max", "dim or a tensor"),  # an expression: told apart only for names
     ("torch.mean(x, dtype=torch.float64)", "torch.mean", "not mapped"),
     ("torch.frobnicate(x)", "torch.frobnicate", "no MindSpore mapping"),
+    ("torch.max(x, 1, out=(v, i))", "torch.max", "out= is converted for a name or attribute only"),
 ])
 def test_unsupported_calls(code, api, reason):
     assert_unsupported(HEADER + f"out = {code}\n", api, reason)

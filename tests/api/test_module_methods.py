@@ -48,3 +48,39 @@ def test_module_methods(case):
     code = run_case(case)
     assert 'self.__setattr__("layer%d" % (i + 1), nn.Dense(4, 4))' in code and 'self.__setattr__("head"' in code
     assert "m.out_channels" in code and "m.in_channels" in code
+
+
+# a module's own parameters (recurse=False: accelerate's and timm's per-module loops) and all of them, by name
+OWN = HEADER + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.full((4,), 0.5))
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x * self.scale)
+
+
+m = Net()
+"""
+RECURSE = [
+    Case("Module.parameters", OWN + "# @run\nout = [p.sum() for p in m.parameters(recurse=False)]\n", id="parameters(recurse=False)"),
+    Case("Module.parameters", OWN + "# @run\nr = False\nout = [tuple(p.shape) for p in m.fc.parameters(r)]\n",
+         id="parameters(r)"),
+    Case("Module.parameters", OWN + "# @run\nout = len(list(m.parameters(recurse=True)))\n", id="parameters(recurse=True)"),
+    Case("Module.named_parameters", OWN + "# @run\nout = [n for n, _ in m.named_parameters(recurse=False)]\n",
+         id="named_parameters(recurse=False)"),
+    Case("Module.named_parameters", OWN + "# @run\nout = [n for n, _ in m.fc.named_parameters(recurse=False)]\n",
+         id="named_parameters(recurse=False) of a Linear"),
+    Case("Module.named_parameters", OWN + "# @run\nout = [n for n, _ in m.named_parameters('net', False)]\n",
+         id="named_parameters(prefix, False)"),
+    Case("Module.named_parameters", OWN + "# @run\nout = [n for n, _ in m.named_parameters(prefix='net')]\n",
+         id="named_parameters(prefix=)"),
+]
+CASES = CASES + RECURSE  # a new list: test_module_methods keeps its own cases
+
+
+@pytest.mark.parametrize("case", RECURSE, ids=lambda c: c.id)
+def test_own_parameters(case):
+    run_case(case)

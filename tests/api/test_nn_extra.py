@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.api.cases import HEADER, layer_cases
-from tests.harness import assert_unsupported, rng_array, run_case
+from tests.harness import Case, assert_unsupported, rng_array, run_case
 
 SEQ = {"x": rng_array(2, 5, 4)}  # (batch, seq, feature) or (seq, batch, feature)
 TOKENS = {"x": rng_array(2, 5, dtype="int64", high=10)}
@@ -155,3 +155,28 @@ TRANSFORMER = layer_cases("torch.nn.TransformerEncoderLayer", [
     why_tolerance="attention softmax, matmuls and layer norms reduce in a different order (float32 rounding)")
 CASES += TRANSFORMER  # the same list object test_layer is parametrized with
 
+
+# torchvision's quantizable blocks: tensor arithmetic through a FloatFunctional attribute, before quantization
+FF_BLOCK = """
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+        self.skip_add = {ctor}
+
+    def forward(self, x):
+        y = self.conv(x)
+        a = self.skip_add.add(y, x)
+        b = self.skip_add.add_relu(y, x)
+        c = self.skip_add.mul(a, b)
+        d = self.skip_add.add_scalar(self.skip_add.mul_scalar(c, 0.5), 1.0)
+        return self.skip_add.cat([a, d], dim=1), self.skip_add.cat((b, c)), self.skip_add.matmul(a, b)
+"""
+FLOAT_FUNCTIONAL = [
+    Case(api, HEADER + f"import torch.ao.nn.quantized\n{FF_BLOCK.format(ctor=ctor)}\nm = Block()\n# @run\nout = m(x)\n",
+         inputs={"x": rng_array(2, 3, 4, 4)}, id=f"{api}:{ctor}", rtol=1e-5, atol=1e-5,
+         why_tolerance="a convolution and a matmul reduce in a different order (float32 rounding)")
+    for api, ctor in (("torch.nn.quantized.FloatFunctional", "nn.quantized.FloatFunctional()"),
+                      ("torch.ao.nn.quantized.FloatFunctional", "torch.ao.nn.quantized.FloatFunctional()"))
+]
+CASES += FLOAT_FUNCTIONAL

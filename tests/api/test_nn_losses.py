@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from tests.api.cases import HEADER, layer_cases
-from tests.harness import assert_unsupported, rng_array
+from tests.harness import Case, assert_unsupported, rng_array
 
 P = 1 / (1 + np.exp(-rng_array(4, 3)))
 XY = {"x": rng_array(4, 6), "t": rng_array(4, 6, seed=1)}
@@ -70,6 +70,39 @@ CASES = [
         "nn.MultiLabelSoftMarginLoss(weight=torch.tensor([1.0, 2.0, 0.5]), reduction='none')",
         "nn.MultiLabelSoftMarginLoss(reduction=r)"], prelude="r = 'mean'", run="out = m(x, t)", inputs=BIN, **TOL),
 ]
+
+# user losses on torch's private bases (segmentation_models_pytorch's DiceLoss(_Loss)): forward becomes construct,
+# reduction is kept as torch's base keeps it (legacy flags included), _WeightedLoss keeps its weight
+USER_LOSS = """
+from torch.nn.modules.loss import _Loss, _WeightedLoss
+
+
+class SoftDice(_Loss):
+    def __init__(self, smooth=1.0, **kw):
+        super(SoftDice, self).__init__(**kw)
+        self.smooth = smooth
+
+    def forward(self, p, t):
+        p = p.sigmoid()
+        inter = (p * t).sum(dim=1)
+        loss = 1 - (2 * inter + self.smooth) / (p.sum(dim=1) + t.sum(dim=1) + self.smooth)
+        if self.reduction == 'mean':
+            return loss.mean()
+        return loss.sum() if self.reduction == 'sum' else loss
+
+
+class WeightedSq(_WeightedLoss):
+    def forward(self, p, t):
+        return ((p - t) ** 2 * self.weight).mean()
+"""
+CASES += [
+    Case("torch.nn.modules.loss._Loss", HEADER + USER_LOSS + f"m = {ctor}\n# @run\nout = m(x, t)\n",
+         inputs=BIN, id=f"_Loss:{ctor}")
+    for ctor in ("SoftDice()", "SoftDice(smooth=0.5, reduction='sum')", "SoftDice(reduction='none')",
+                 "SoftDice(size_average=False)", "SoftDice(reduce=False)")
+] + [Case("torch.nn.modules.loss._WeightedLoss", HEADER + USER_LOSS +
+          "m = WeightedSq(weight=torch.tensor([1.0, 2.0, 0.5]))\n# @run\nout = m(x, t)\n", inputs=BIN,
+          id="_WeightedLoss")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

@@ -30,6 +30,24 @@ CASES = [
     Case("torch.jit.Final", HEADER + "from torch.jit import Final\nclass Attn(nn.Module):\n"
          "    fused: Final[bool] = True\n    heads: torch.jit.Final[int]\n\n    def __init__(self):\n"
          "        super().__init__()\n        self.heads = 3\n# @run\nout = (Attn.fused, Attn().heads)\n"),
+    Case(("torch.jit.annotations.List", "torch.jit.annotations.Tuple", "torch.jit.annotations.Dict"), HEADER +
+         "from typing import Union\nfrom torch.jit.annotations import List, Tuple, Dict\n"
+         "def f(a: Union[int, List[int]], b: Tuple[int, int], c: Dict[str, int]) -> List[torch.Tensor]:\n"
+         "    return [x * v for v in a] + [x + sum(b) + c['k']]\n# @run\nout = f([1, 2], (3, 4), {'k': 5})\n",
+         inputs=X),
+    Case("torch.optim.optimizer.ParamsT", HEADER + "from torch.optim.optimizer import ParamsT\n"
+         "def n_params(params: ParamsT) -> int:\n    return sum(p.numel() for p in params)\n"
+         "net = nn.Linear(4, 3)\n# @run\nout = n_params(net.parameters())\n"),
+    # feature probes on torch modules (timm, accelerate): hasattr is True where the table converts the name, so the
+    # branch taken converts; getattr with a literal is the converted name
+    Case("torch", HEADER + "# @run\nout = (hasattr(torch, 'float32'), hasattr(torch, 'not_an_api'), hasattr(torch, 'cuda'))\n"),
+    Case("torch", HEADER + "# @run\nif hasattr(torch, '_foreach_mul'):\n    out = torch._foreach_mul([x], 2.0)[0]\n"
+         "else:\n    out = x * 2\n", inputs=X),
+    Case("torch", HEADER + "# @run\nf = torch.roll if hasattr(torch, 'roll') else None\nout = f(x, 1, 0)\n", inputs=X),
+    Case("torch.nn.functional", HEADER + "# @run\nfused = hasattr(torch.nn.functional, 'scaled_dot_product_attention')\n"
+         "out = (fused, hasattr(F, 'silu'), hasattr(F, 'no_such_function'))\n"),
+    Case("torch.float16", HEADER + "# @run\nout = x.to(getattr(torch, 'float16')).float()\n", inputs=X),
+    Case("torch", HEADER + "# @run\nout = x * (getattr(torch, 'not_an_api', None) is None)\n", inputs=X),
     Case("torch._assert", HEADER + "# @run\ntorch._assert(x.shape[1] == 4, 'four columns')\n"
          "torch._assert(condition=(x.abs() >= 0).all(), message='non-negative')\nout = x + 1\n", inputs=X),
     Case("torch._check", HEADER + "# @run\ntorch._check(x.shape[0] == 3, lambda: 'three rows')\n"
@@ -178,3 +196,12 @@ def test_assert_close_fails_where_torch_fails(call):
 
 
 CASES = CASES + CLOSE
+
+
+def test_a_probe_of_a_name_the_table_lacks_is_false_and_the_fallback_branch_runs():
+    """The converted code takes the branch written for a torch without the name (the dead branch keeps its
+    marker); a probe on anything but a torch module (a tensor here) is left as written."""
+    out = convert_source(HEADER + "def f(x):\n    if hasattr(torch, 'xpu_like_missing') and hasattr(x, 'shape'):\n"
+                         "        return torch.xpu_like_missing(x)\n    return x\n")
+    assert "if False and hasattr(x, 'shape'):" in out.code
+    assert [u.api for u in out.unsupported] == ["torch.xpu_like_missing"]

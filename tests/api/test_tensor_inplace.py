@@ -129,6 +129,26 @@ CASES = [
     # torch's adamax: an in-place chain on a fresh tensor (converting twice gives the same code)
     *stmt_cases("Tensor.unsqueeze_", ["out = x.abs().add_(0.5).unsqueeze_(0)"], X, names=("out", "x")),
 ]
+# a basic-index subscript (a view in torch) as the receiver of a whole statement, or the root of its chain
+# (torchvision's box transforms): x[i] = new value; `a` (bound to x before) sees the change, as torch's view does
+SUBSCRIPTS = [
+    *_alias("Tensor.sub_", "x[:, 0].sub_(y[:, 1])", XY),
+    *_alias(("Tensor.add_", "Tensor.sub_", "Tensor.neg_"), "x[:, 1].add_(x[:, 2]).sub_(0.5).neg_()", X),
+    *_alias("Tensor.mul_", "x[:, 0::2].mul_(2)", X),
+    *_alias(("Tensor.neg_", "Tensor.add_"), "x[..., 3].neg_().add_(180)", X),
+    *_alias(("Tensor.sub_", "Tensor.neg_"), "c = 0.25\nx[..., 0] = x[..., 0].sub_(c).neg_()", X),
+    *_alias(("Tensor.sub_", "Tensor.neg_"), "x[:, [1, 3]] = x[:, [3, 1]].sub_(1.0).neg_()", X),  # a list: a copy
+    *_alias("Tensor.clamp_", "x[-1, :2].clamp_(min=0)", X),
+    *_alias("Tensor.zero_", "x[0].zero_()", X),
+    *_alias("Tensor.fill_", "x[:, 1].fill_(2.0)", X),
+    *_alias("Tensor.mul_", "n = 2\nx[1:n + 1, 2:].mul_(y[:n, :2])", XY),
+    *_alias(("Tensor.mul_", "Tensor.add_", "Tensor.div_"), "x[..., :2].mul_(2).add_(x[..., 2:]).div_(2, rounding_mode='floor')", INT),
+    *_alias("Tensor.add_", "x[:, 0].add_(2)", INT),
+    # a layer's Parameter through .data (timm's init: qkv.bias.data[n:2 * n].zero_())
+    *stmt_cases("Tensor.zero_", ["lin.bias.data[1:].zero_()\nlin.weight.data[0].fill_(0.5)\nout = (lin.weight, lin.bias, lin(inp))"],
+                LIN_IN, prelude=LINEAR, names=("out",), **TOL),
+]
+CASES += SUBSCRIPTS
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -175,8 +195,11 @@ def test_statement_forms():
     ("F.relu(x, inplace=True).mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself
     ("x.unsqueeze_(0).add_(1)", "Tensor.unsqueeze_", "changes the shape"),
     ("x.unsqueeze_(0).add_(1)", "Tensor.add_", "not a name or attribute chain"),
-    ("x[0].zero_()", "Tensor.zero_", "x[i] is a copy, not a view"),
-    ("x[:, 1].fill_(2.0)", "Tensor.fill_", "x[i] is a copy, not a view"),
+    ("y = x[0].zero_()", "Tensor.zero_", "converted as a whole statement only"),
+    ("x[i].mul_(2)", "Tensor.mul_", "torch's advanced indexing gives a copy"),  # i may be a tensor
+    ("x[idx, 0].add_(1)", "Tensor.add_", "torch's advanced indexing gives a copy"),
+    ("x[:n()].add_(1)", "Tensor.add_", "torch's advanced indexing gives a copy"),  # a call: evaluated twice
+    ("x[0][1].fill_(2.0)", "Tensor.fill_", "x[i] is a copy, not a view"),
     ("model.get_w().normal_()", "Tensor.normal_", "not a name or attribute chain"),
     ("x.normal_(0, 1, generator=g)", "Tensor.normal_", "generator"),
     ("x.unsqueeze_(0) if c else None", "Tensor.unsqueeze_", "result is used as a value"),

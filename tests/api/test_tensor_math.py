@@ -50,6 +50,10 @@ CASES = [
     *[c for n in ("std", "var") for c in call_cases(f"Tensor.{n}", [f"x.{n}()", f"x.{n}(1)", f"x.{n}(dim=0, keepdim=True)",
                                                                   f"x.{n}(unbiased=False)", f"x.{n}(1, correction=0)"], X, **TOL)],
     *call_cases("Tensor.norm", ["x.norm()", "x.norm(1)", "x.norm(p=2, dim=1)", "x.norm(dim=0, keepdim=True)"], X, **TOL),
+    # p known when the code runs, on a receiver known to be a tensor; float('inf') as a literal
+    *call_cases("Tensor.norm", ["(x + torch.zeros(3, 4)).norm(norm_type)", "(x * torch.ones(1)).norm(norm_type, dim=d, keepdim=True)",
+                                "x.norm(float('inf'))", "x.norm(float('-inf'), dim=1)", "torch.ones(3).norm(norm_type)"],
+                X, prelude="norm_type, d = 3.0, (0, 1)", **TOL),
     *call_cases("Tensor.logsumexp", ["x.logsumexp(1)", "x.logsumexp(dim=0, keepdim=True)"], X, **TOL),
     *[c for n in ("cumsum", "cumprod") for c in call_cases(f"Tensor.{n}", [f"x.{n}(1)", f"x.{n}(dim=0)"], X, **TOL)],
     *[c for n in ("cummax", "cummin") for c in call_cases(f"Tensor.{n}", [f"x.{n}(1)", f"x.{n}(dim=0)"], X)],

@@ -6,8 +6,8 @@ builds the layer through the value, runs both frameworks and compares; BatchNorm
 import pytest
 
 from migrate import convert_source
-from tests.api.cases import call_cases, layer_cases
-from tests.harness import rng_array, run_case
+from tests.api.cases import HEADER, call_cases, layer_cases
+from tests.harness import Case, rng_array, run_case
 
 IMG = (2, 4, 8, 8)
 BN_RUN = "m(x)\nm.eval()\nout = m(x)"
@@ -56,6 +56,23 @@ CASES = [
                                         "f(3, 2, ceil_mode=True)"], IMG, prelude="f = nn.AvgPool2d",
                  rtol=1e-6, atol=1e-6, why_tolerance="a mean in another order (float32 rounding)"),
 ]
+
+# functional activations used as values (timm's activation registry: dict(silu=F.silu, relu=F.relu, ...)), called
+# later with torch's arguments, positional or keyword, inplace included (the input changes, as torch's does)
+ACTS = {"x": rng_array(3, 4)}
+_FN = "import copy\nacts = dict(silu=F.silu, mish=F.mish, relu=F.relu, relu6=F.relu6, leaky_relu=F.leaky_relu, elu=F.elu,\n" \
+      "            selu=F.selu, hard_swish=F.hardswish, hard_sigmoid=F.hardsigmoid, celu=F.celu)\n"
+TOL = dict(rtol=1e-6, atol=1e-6, why_tolerance="exp / tanh in another order (float32 rounding)")
+for _name, _api, _calls in (
+        ("silu", "silu", ["f(x)", "f(x, inplace=False)"]), ("mish", "mish", ["f(x)"]),
+        ("relu", "relu", ["f(x)", "f(input=x)"]), ("relu6", "relu6", ["f(x * 4)"]),
+        ("leaky_relu", "leaky_relu", ["f(x)", "f(x, 0.2)", "f(x, negative_slope=0.3)"]),
+        ("elu", "elu", ["f(x)", "f(x, 1.0)"]), ("selu", "selu", ["f(x)"]), ("hard_swish", "hardswish", ["f(x * 3)"]),
+        ("hard_sigmoid", "hardsigmoid", ["f(x * 3)"]), ("celu", "celu", ["f(x)", "f(x, alpha=0.5)"])):
+    CASES += [Case(f"torch.nn.functional.{_api}", f"{HEADER}{_FN}f = acts[{_name!r}]\n# @run\nout = {c}\n",
+                   inputs=ACTS, id=f"F.{_api} as a value:{c}", **TOL) for c in _calls]
+CASES += [Case("torch.nn.functional.relu", f"{HEADER}f = F.relu\n# @run\ny = x.clone()\nout = f(y, inplace=True)\n",
+               names=("out", "y"), inputs=ACTS, id="F.relu as a value, inplace=True")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
