@@ -33,9 +33,11 @@ def conv_padding(call) -> None:
         elif dims != "2" or len(value) != 4:
             raise Unsupported(f"padding={value!r} has no MindSpore form")
     elif value is NOT_LITERAL:
-        # a variable: an int passes through unchanged; a tuple would need reordering, which MindSpore refuses
-        # loudly (it never computes something else), so this is safe to emit.
-        pass
+        # known when it runs (an int, a pair, 'same'): generated helpers give MindSpore's pad mode and padding
+        dims = call.entry.torch.rstrip("d")[-1]
+        source = call.src("padding")
+        call.set("pad_mode", f"_msmigrate_pad_mode({source})")
+        call.set("padding", f"_msmigrate_pad({source}, {dims})")
 
 
 def pool_padding(call) -> None:

@@ -108,6 +108,10 @@ class Call:
         for name, reason in e.unsupported.items():
             if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
                 raise Unsupported(f"{name}={code(self.bound[name])}: {reason}")
+        if self.forwarded and e.value and e.kind != "method":
+            # ``nn.Conv2d(a, b, **kwargs)``: the keys are known only when it runs, and the entry has a callable
+            # with torch's signature that adapts every argument then (``value``): the call goes to it as written
+            return self.node.with_changes(func=expr(e.value))
         for name, default in e.fill.items():
             if name not in self.bound:
                 self.bound[name] = expr(self._format(default))
@@ -183,7 +187,7 @@ class Call:
         values = {n: atom_code(v) for n, v in self.bound.items()}
         if self.receiver is not None:
             values["self"] = atom_code(self.receiver)
-        values["*"] = ", ".join(code(a.value) for a in self.varargs)
+        values["*"] = ", ".join(("*" if a.star == "*" else "") + code(a.value) for a in self.varargs)
         try:
             return string.Formatter().vformat(template, (), values)
         except KeyError as exc:  # a template names an argument the call does not give

@@ -148,7 +148,9 @@ class Rewriter(cst.CSTTransformer):
             self._stmt_depth += 1
             if self._carry and self._carry_to is None:
                 self._carry_to = id(node)
-            if id(node) in self._irrelevant:  # nothing to rewrite inside (core/relevance.py)
+            # nothing to rewrite inside (core/relevance.py), unless an isinstance narrowing renames attributes
+            # there (``m.groups`` under ``isinstance(m, nn.Conv2d)`` names no torch object itself)
+            if id(node) in self._irrelevant and not self._narrowed:
                 self.binder.bind_only(node, enter=False)  # its bindings still count
                 return False
         return super().on_visit(node)

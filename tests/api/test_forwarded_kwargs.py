@@ -21,6 +21,9 @@ CASES = [
     # only when the key is absent (timm's create_conv2d_pad(..., bias=False, **kwargs))
     *layer_cases("torch.nn.Conv2d", ["nn.Conv2d(3, 4, 3, padding=1, **opts)", "nn.Conv2d(3, 4, 1, **dd)"],
                  prelude="opts = {'bias': False, 'stride': 2, 'device': None}\n" + DD),
+    # googlenet's BasicConv2d: kernel_size, stride and padding all come through **
+    *layer_cases("torch.nn.Conv2d", ["nn.Conv2d(3, 4, bias=False, **bc)"],
+                 prelude="bc = {'kernel_size': 3, 'padding': (1, 0), 'stride': 2}"),
     *layer_cases("torch.nn.Linear", ["nn.Linear(8, 4, **dd)", "nn.Linear(8, 4, **opts)"], shape=(3, 8),
                  prelude=DD + "\nopts = {'bias': False, 'device': 'cpu'}"),
     *layer_cases("torch.nn.BatchNorm2d", ["nn.BatchNorm2d(3, **dd)", "nn.BatchNorm2d(3, momentum=0.3, **opts)"],
@@ -46,8 +49,8 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_forwarded_options(case):
     out = run_case(case)
-    if "Identity" not in case.id:
-        assert "_msmigrate_kwargs(" in out
+    if "Identity" not in case.id:  # the run-time key check, or the entry's torch-signature callable
+        assert "_msmigrate_kwargs(" in out or "_Msmigrate" in out
 
 
 def _run_converted(source: str):
@@ -66,9 +69,20 @@ def _run_converted(source: str):
     ("{'padding_mode': 'reflect'}", "padding_mode"),  # refused by name, refused through ** too
 ])
 def test_an_unconverted_key_raises_when_it_runs(options, key):
-    with pytest.raises(TypeError, match=f"torch.nn.Conv2d\\(\\*\\*\\.\\.\\.\\): msmigrate did not convert the "
+    # Conv1d has no torch-signature callable (``value``): its forwarded keys go through the run-time check
+    with pytest.raises(TypeError, match=f"torch.nn.Conv1d\\(\\*\\*\\.\\.\\.\\): msmigrate did not convert the "
                                         f"argument {key}="):
-        _run_converted(HEADER + f"opts = {options}\nm = nn.Conv2d(3, 4, 3, **opts)\n")
+        _run_converted(HEADER + f"opts = {options}\nm = nn.Conv1d(3, 4, 3, **opts)\n")
+
+
+def test_an_entry_with_a_torch_signature_callable_takes_every_forwarded_key():
+    """googlenet's BasicConv2d: ``nn.Conv2d(cin, cout, bias=False, **kwargs)`` with kernel_size, stride and
+    padding in kwargs goes to the entry's torch-signature class, which adapts them when it runs."""
+    code = _run_converted(HEADER + "opts = {'kernel_size': 3, 'padding': (1, 0), 'stride': 2}\n"
+                                   "m = nn.Conv2d(3, 4, bias=False, **opts)\nassert m.has_bias is False\n")
+    assert "_MsmigrateConv2d(3, 4, bias=False, **opts)" in code
+    with pytest.raises(NotImplementedError, match="padding_mode='reflect'"):
+        _run_converted(HEADER + "opts = {'padding_mode': 'reflect'}\nm = nn.Conv2d(3, 4, 3, **opts)\n")
 
 
 def test_a_key_given_twice_raises_like_torch():

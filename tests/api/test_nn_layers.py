@@ -15,11 +15,14 @@ CASES = [
         "nn.Conv2d(3, 4, (3, 5), padding=(1, 2), bias=False)",
         "nn.Conv2d(3, 4, 4, padding='same')",
         "nn.Conv2d(3, 6, 3, stride=2, padding='valid', groups=3, dilation=2)",
-    ], prelude="cin, cout, k, s, p, b = 3, 4, 3, 2, 1, False"),
+        # padding known only when it runs (timm's create_conv2d_pad): a pair, a mode
+        "nn.Conv2d(3, 4, (3, 1), padding=pair)", "nn.Conv2d(3, 4, 3, padding=mode)", "nn.Conv2d(3, 4, 3, padding=k // 2)",
+    ], prelude="cin, cout, k, s, p, b = 3, 4, 3, 2, 1, False\npair, mode = (1, 0), 'same'"),
     *layer_cases("torch.nn.Conv1d", [
         "nn.Conv1d(3, 4, 3, 1, 1)", "nn.Conv1d(in_channels=3, out_channels=4, kernel_size=3)",
         "nn.Conv1d(kernel_size=3, out_channels=4, in_channels=3, bias=False)", "nn.Conv1d(cin, cout, k, padding=p)",
-    ], shape=(2, 3, 16), prelude="cin, cout, k, p = 3, 4, 3, 2"),
+        "nn.Conv1d(3, 4, 3, padding=one)", "nn.Conv1d(3, 4, 3, padding=mode)",
+    ], shape=(2, 3, 16), prelude="cin, cout, k, p = 3, 4, 3, 2\none, mode = (1,), 'valid'"),
     *layer_cases("torch.nn.ConvTranspose2d", [
         "nn.ConvTranspose2d(3, 4, 2, 2)", "nn.ConvTranspose2d(in_channels=3, out_channels=4, kernel_size=2, stride=2)",
         "nn.ConvTranspose2d(stride=2, kernel_size=3, out_channels=4, in_channels=3, padding=1)",
@@ -203,8 +206,10 @@ def test_unsupported_layer_arguments(code, api, reason):
     assert_unsupported(HEADER + f"m = {code}\n", api, reason)
 
 
-def test_subclassing_a_layer_with_renamed_arguments_is_refused():
-    assert_unsupported(HEADER + "class C(nn.Conv2d):\n    pass\n", "torch.nn.Conv2d", "super().__init__")
+def test_subclassing_a_layer_with_renamed_arguments_and_no_base_helper_is_refused():
+    # Conv2d has a torch-signature base class (tests/api/test_bases.py); ConvTranspose2d has none
+    assert_unsupported(HEADER + "class C(nn.ConvTranspose2d):\n    pass\n", "torch.nn.ConvTranspose2d",
+                       "super().__init__")
 
 
 # Known torch.nn APIs that cannot be converted (mappings/nn_extra.toml, mappings/losses.toml): the marker says why.

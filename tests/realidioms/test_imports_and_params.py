@@ -168,3 +168,30 @@ def test_device_placement_of_modules_and_tensors():
     exec(compile(ms_src, "m.py", "exec"), mns)
     torch_to_mindspore(tns["net"].state_dict(), mns["net"])
     np.testing.assert_allclose(mns["net"](mns["x"]).asnumpy(), tns["net"](tns["x"]).detach().numpy(), rtol=1e-6)
+
+
+FAN_OUT = textwrap.dedent("""\
+    import math
+    import torch.nn as nn
+
+    def fan_out(module: nn.Module) -> float:
+        if isinstance(module, nn.Conv2d):
+            fan = module.kernel_size[0] * module.kernel_size[1] * module.out_channels
+            fan //= module.groups
+            return math.sqrt(2.0 / fan)
+        if isinstance(module, nn.Linear):
+            return module.in_features * module.out_features
+
+    fans = [fan_out(nn.Conv2d(4, 8, 3, groups=2)), fan_out(nn.Linear(3, 5))]
+""")
+
+
+def test_instance_attributes_in_isinstance_branches_of_statements_naming_no_torch_object():
+    """timm's _init_weights: `fan //= module.groups` names nothing of torch's, yet under the narrowing it is
+    Conv2d's `group` in MindSpore; the converted function computes torch's numbers."""
+    out = convert_source(FAN_OUT, "init.py")
+    assert not out.unsupported, out.unsupported
+    tns, mns = {}, {}
+    exec(compile(FAN_OUT, "t.py", "exec"), tns)
+    exec(compile(out.code, "m.py", "exec"), mns)
+    assert mns["fans"] == tns["fans"]
