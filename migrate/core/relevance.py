@@ -29,8 +29,10 @@ class _Mismatch(Exception):
 ENABLED = True
 
 
-def skippable(module: cst.Module, source: str, methods: frozenset | set) -> set[int]:
-    """ids of the libcst statements of ``module`` that hold nothing to rewrite (never a def or class)."""
+def skippable(module: cst.Module, source: str, methods: frozenset | set, attrs: frozenset | set = frozenset()
+              ) -> set[int]:
+    """ids of the libcst statements of ``module`` that hold nothing to rewrite (never a def or class). ``attrs``:
+    attribute names a layer's MindSpore cell spells otherwise (``self.bn.weight`` is ``self.bn.gamma``)."""
     if not ENABLED:
         return set()
     try:
@@ -41,7 +43,7 @@ def skippable(module: cst.Module, source: str, methods: frozenset | set) -> set[
     if names is None:
         return set()
     relevant: dict[int, bool] = {}
-    _mark(tree, names, methods, relevant)
+    _mark(tree, names, methods, attrs, relevant)
     out: set[int] = set()
     try:
         _pair(list(module.body), tree.body, relevant, out)
@@ -68,16 +70,18 @@ def _interesting_names(tree: ast.Module) -> set[str] | None:
     return names
 
 
-def _mark(node: ast.AST, names, methods, relevant: dict[int, bool]) -> bool:
+def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, bool]) -> bool:
     hit = False
     if isinstance(node, ast.Name):
         hit = node.id in names
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         hit = node.func.attr in methods
+    elif isinstance(node, ast.Attribute):
+        hit = node.attr in attrs
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         hit = True  # the table pass removes torch imports; cheap to keep
     for child in ast.iter_child_nodes(node):
-        if _mark(child, names, methods, relevant):
+        if _mark(child, names, methods, attrs, relevant):
             hit = True
     if isinstance(node, ast.stmt):
         relevant[id(node)] = hit

@@ -80,6 +80,7 @@ class Binding:
     element: str = UNKNOWN  # for a list / tuple: the tensor-ness of its items (``feats.append(self.a(x))``)
     element_seen: bool = False  # an item was appended already
     device: bool = False  # the value is a device: torch.device(...), "cuda" / "cpu:0", or a name holding one
+    layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
 
 
 @dataclass
@@ -233,7 +234,8 @@ class Resolver:
         if node is None:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
-            return Binding(tensor=NO, module=True)
+            q = _canonical(self.qualify(node.func))
+            return Binding(tensor=NO, module=True, layer=q if is_torch(q) else None)
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)  # ``net = net.to(device)``
                 and node.func.attr.value in _RETURNS_MODULE and self.is_module_value(node.func.value)):
             return Binding(tensor=NO, module=True)
@@ -311,6 +313,17 @@ class Resolver:
                 return cls is not None and cls.module_class
             return self.is_module_class(node.func)
         return False
+
+    def layer_of(self, node: cst.BaseExpression) -> str | None:
+        """The torch layer class ``node`` holds when this file built it (``self.bn`` after ``self.bn =
+        nn.BatchNorm2d(c)``, a local ``bn = nn.BatchNorm2d(c)``), else None."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+        elif isinstance(node, cst.Attribute):
+            b = self._self_attr(node)
+        else:
+            return None
+        return b.layer if b is not None else None
 
     def _self_attr(self, node: cst.Attribute) -> Binding | None:
         """The binding of ``self.attr`` inside a method."""

@@ -19,6 +19,7 @@ parsing):
 """
 from __future__ import annotations
 
+
 import re
 
 import libcst as cst
@@ -137,7 +138,7 @@ class Rewriter(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Module):
-            self._irrelevant = skippable(node, self.ctx.source, self._method_names)
+            self._irrelevant = skippable(node, self.ctx.source, self._method_names, _renamed_attrs(self.table))
         self.binder.enter(node)
         if isinstance(node, cst.If):
             self._narrow(node)
@@ -516,6 +517,10 @@ class Rewriter(cst.CSTTransformer):
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
                         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
                     break
+        layer = self.resolver.layer_of(original.value)  # ``self.bn.weight`` after ``self.bn = nn.BatchNorm2d(c)``
+        if layer is not None and original.attr.value in (renames := self._layer_renames(layer)):
+            self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
+            return updated.with_changes(attr=cst.Name(renames[original.attr.value]))
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
@@ -539,18 +544,25 @@ class Rewriter(cst.CSTTransformer):
         items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
         from ..weights import load_rules
 
-        by_torch, maps = load_rules().by_torch, []
+        maps = []
         for item in items:
             q = self.resolver.qualify(item)
             if not (_torch(q) and canonical(q).startswith("torch.nn.")):
                 return
-            rule = by_torch.get(canonical(q).rsplit(".", 1)[-1])
-            entry = self.table.lookup(canonical(q))
-            maps.append({**(entry.attrs if entry is not None else {}), **(rule.params if rule is not None else {})})
+            maps.append(self._layer_renames(canonical(q)))
         renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)} if maps else {}
         if renames:
             layer = canonical(self.resolver.qualify(items[0]))
             self._narrowing[id(node.body)] = (t.args[0].value.value, layer, renames, id(node.body))
+
+    def _layer_renames(self, layer: str) -> dict:
+        """torch attribute name -> MindSpore's for an instance of ``layer``: its parameters (weights.toml) and the
+        entry's ``attrs``."""
+        from ..weights import load_rules
+
+        rule = load_rules().by_torch.get(layer.rsplit(".", 1)[-1])
+        entry = self.table.lookup(layer)
+        return {**(entry.attrs if entry is not None else {}), **(rule.params if rule is not None else {})}
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         """``data.Dataset[T_co]``: a generic torch base whose MindSpore form is ``object`` takes no parameters."""
@@ -590,6 +602,20 @@ class Rewriter(cst.CSTTransformer):
 _TORCH_MODULES = frozenset({"torch", "torch.nn", "torch.nn.functional", "torch.cuda", "torch.backends", "torch.jit",
                             "torch.compiler", "torch.linalg", "torch.fft", "torch.special", "torch.nn.init",
                             "torch.distributed", "torch.amp", "torch.utils", "torch.optim"})
+
+
+_RENAMED_ATTRS: dict[int, frozenset] = {}
+
+
+def _renamed_attrs(table) -> frozenset:
+    """Attribute names some layer's MindSpore cell spells otherwise (weights.toml parameters, entries' ``attrs``),
+    per table (the loaded table lives as long as the process)."""
+    if id(table) not in _RENAMED_ATTRS:
+        from ..weights import load_rules
+
+        names = {k for rule in load_rules().by_torch.values() for k in rule.params}
+        _RENAMED_ATTRS[id(table)] = frozenset(names | {k for e in table.entries if e.attrs for k in e.attrs})
+    return _RENAMED_ATTRS[id(table)]
 
 
 def _torch(q: str | None) -> bool:

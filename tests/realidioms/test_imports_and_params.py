@@ -195,3 +195,40 @@ def test_instance_attributes_in_isinstance_branches_of_statements_naming_no_torc
     exec(compile(FAN_OUT, "t.py", "exec"), tns)
     exec(compile(out.code, "m.py", "exec"), mns)
     assert mns["fans"] == tns["fans"]
+
+
+CONV_NORM = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+    class ConvNorm(nn.Module):
+        def __init__(self, cin, cout, bn_weight_init=0.5):
+            super().__init__()
+            self.linear = nn.Conv2d(cin, cout, 1, bias=False)
+            self.bn = nn.BatchNorm2d(cout)
+            nn.init.constant_(self.bn.weight, bn_weight_init)
+            self.fc = nn.Linear(4, 3)
+            self.width = self.fc.out_features
+
+        def fuse(self):
+            return self.bn.weight / (self.bn.running_var + self.bn.eps) ** 0.5
+
+        def forward(self, x):
+            return self.bn(self.linear(x))
+
+    m = ConvNorm(3, 4)
+    width, scale = m.width, m.fuse()
+""")
+
+
+def test_attributes_of_layers_the_file_built():
+    """timm's LeViT ConvNorm: ``self.bn.weight`` / ``running_var`` of ``self.bn = nn.BatchNorm2d(c)`` and
+    ``self.fc.out_features`` are the MindSpore cell's gamma / moving_variance / out_channels, also in statements
+    that name nothing of torch's; the converted values are torch's."""
+    out = convert_source(CONV_NORM, "levit.py")
+    assert not out.unsupported, out.unsupported
+    tns, mns = {}, {}
+    exec(compile(CONV_NORM, "t.py", "exec"), tns)
+    exec(compile(out.code, "m.py", "exec"), mns)
+    assert mns["width"] == tns["width"]
+    np.testing.assert_allclose(mns["scale"].asnumpy(), tns["scale"].detach().numpy(), rtol=1e-6)
