@@ -317,10 +317,8 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
             raise StageError("build-ms", f"the converted factory returned a {type(mm).__module__}."
                                          f"{type(mm).__name__}, not a mindspore.nn.Cell")
         row["builds"] = True
-        from migrate.weights import torch_to_mindspore
-
         try:
-            torch_to_mindspore({k: v.detach().clone() for k, v in tm.state_dict().items()}, mm)
+            _copy_weights(tm, mm)
         except Exception as exc:  # noqa: BLE001
             raise StageError("weights", exc) from None
         from migrate.parity import compare
@@ -355,6 +353,26 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
         row["stage"], row["error"] = "harness", _describe(exc)
     row["seconds"] = round(time.perf_counter() - t0, 1)
     return row
+
+
+def _copy_weights(tm, mm) -> None:
+    """torch -> MindSpore as ``msmigrate parity`` copies them: every torch parameter must have a MindSpore home and
+    every trainable MindSpore parameter a torch tensor; a torch buffer the port holds as a constant (swin's
+    relative_position_index) is left to the forward comparison, which shows its layer if it differs."""
+    from migrate.weights import WeightsError, map_from_ms_net, torch_to_mindspore
+
+    state = {k: v.detach().clone() for k, v in tm.state_dict().items()}
+    used = torch_to_mindspore(state, mm, strict=False)
+    params = {n for n, _ in tm.named_parameters()}
+    lost = [k for k in state if k not in used and k in params]
+    if lost:
+        raise WeightsError(f"{len(lost)} torch parameter(s) have no MindSpore parameter: {', '.join(lost[:6])}")
+    ms_params = dict(mm.parameters_and_names())
+    missing = [e.ms_name for e in map_from_ms_net(mm).entries
+               if e.torch_name not in state and ms_params[e.ms_name].requires_grad]
+    if missing:
+        raise WeightsError(f"the state_dict lacks {len(missing)} tensor(s) the MindSpore network trains: "
+                           f"{', '.join(missing[:6])}")
 
 
 def _fmt(v) -> str:

@@ -36,6 +36,11 @@ CASES = [
         "nn.MultiheadAttention(num_heads=4, embed_dim=8, batch_first=True)", "nn.MultiheadAttention(e, h, 0.0)",
     ], prelude="e, h = 8, 2", inputs={"x": rng_array(5, 2, 8)}, run="out, w = m(x, x, x)", names=("out", "w"),
         rtol=1e-4, atol=1e-5, why_tolerance="softmax and matmuls reduce in a different order (float32 rounding)"),
+    # torchvision's ViT encoder block: x, _ = self.self_attention(x, x, x, need_weights=False)
+    *layer_cases("torch.nn.MultiheadAttention", ["nn.MultiheadAttention(8, 2, batch_first=True)"],
+                 inputs={"x": rng_array(2, 5, 8)}, run="out, w = m(x, x, x, need_weights=False)\nnone = w is None",
+                 names=("out", "none"), rtol=1e-4, atol=1e-5,
+                 why_tolerance="softmax and matmuls reduce in a different order (float32 rounding)"),
     *layer_cases("torch.nn.PReLU", ["nn.PReLU()", "nn.PReLU(4)", "nn.PReLU(num_parameters=4, init=0.1)",
                                     "nn.PReLU(init=0.3)", "nn.PReLU(c, a)"], prelude="c, a = 4, 0.2", inputs=IMG),
     *layer_cases("torch.nn.ELU", ["nn.ELU()", "nn.ELU(1.0)", "nn.ELU(alpha=1.0, inplace=False)",

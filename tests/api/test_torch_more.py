@@ -151,7 +151,11 @@ CASES += [
     *call_cases("torch.isin", ["torch.isin(x, y)", "torch.isin(elements=x, test_elements=y)", "torch.isin(x, y, assume_unique=True)"],
                 {"x": R(3, 4, dtype="int64", low=0, high=8), "y": np.array([1, 3, 5], dtype="int64")}),
     *call_cases("torch.kthvalue", ["torch.kthvalue(x, 2)", "torch.kthvalue(x, 1, 0)", "torch.kthvalue(x, k=3, dim=1)"], X),
-    *call_cases("torch.unique", ["torch.unique(x)", "torch.unique(x, sorted=True)"], {"x": R(3, 4, dtype="int64", low=0, high=5)}),
+    *call_cases("torch.unique", ["torch.unique(x)", "torch.unique(x, sorted=True)",
+                                 # timm's RegNet: stage widths and depths from the per-block widths
+                                 "torch.unique(x, return_counts=True)", "torch.unique(x, return_inverse=True)",
+                                 "torch.unique(x, sorted=True, return_inverse=True, return_counts=True)"],
+                {"x": R(3, 4, dtype="int64", low=0, high=5)}),
     *call_cases("torch.corrcoef", ["torch.corrcoef(x)"], X, **TOL),
     *call_cases("torch.special.ndtr", ["torch.special.ndtr(x)"], X, **TOL),
     *call_cases("torch.special.ndtri", ["torch.special.ndtri(x)"], {"x": np.clip(np.abs(R(3, 4)) / 3, 0.05, 0.95)}, **TOL),

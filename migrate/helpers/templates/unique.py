@@ -1,0 +1,11 @@
+def _msmigrate_unique(input, return_inverse=False, return_counts=False):
+    """torch.unique over all elements with its inverse indices and / or counts (written by msmigrate): sorted, as
+    torch gives them; MindSpore's unique does not sort."""
+    flat = input.flatten()
+    values, counts = ops.unique_consecutive(ops.sort(flat)[0], return_counts=True)
+    out = (values,)
+    if return_inverse:
+        out += (ops.searchsorted(values, flat).reshape(input.shape),)
+    if return_counts:
+        out += (counts,)
+    return out if len(out) > 1 else values
