@@ -407,8 +407,9 @@ class Rewriter(cst.CSTTransformer):
         if value is None and len(updated.args) == 3 and not known:
             self._ok(module, updated.args[2].value)
             return updated.args[2].value
-        if value is None:
-            return self._fail(api, reason, original, updated)
+        if value is None:  # the torch module object stays: its import is kept (under the name the marker says)
+            obj = self._fail(api, reason, original.args[0].value, updated.args[0].value)
+            return updated.with_changes(args=[updated.args[0].with_changes(value=obj), *updated.args[1:]])
         new = expr(value)
         self._ok(api, new)
         return new

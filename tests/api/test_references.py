@@ -205,3 +205,16 @@ def test_a_probe_of_a_name_the_table_lacks_is_false_and_the_fallback_branch_runs
                          "        return torch.xpu_like_missing(x)\n    return x\n")
     assert "if False and hasattr(x, 'shape'):" in out.code
     assert [u.api for u in out.unsupported] == ["torch.xpu_like_missing"]
+
+
+def test_a_getattr_probe_that_stays_marked_keeps_the_torch_import_it_reads():
+    """timm's layers/typing.py: ``getattr(getattr(torch, "compiler", None), "disable", None) or nullwrap``: the
+    table has no value for torch.compiler itself, so the probe is marked and `torch` stays imported (the file
+    imports, instead of failing with NameError)."""
+    src = ("import torch\n\ndef nullwrap(fn=None):\n    return fn\n\n"
+           "disable = getattr(getattr(torch, 'compiler', None), 'disable', None) or nullwrap\n")
+    out = convert_source(src)
+    assert [u.api for u in out.unsupported] == ["torch.compiler"]
+    ns = {}
+    exec(compile(out.code, "<converted>", "exec"), ns)
+    assert callable(ns["disable"])
