@@ -23,6 +23,8 @@ from pathlib import Path
 
 os.environ.setdefault("GLOG_v", "4")  # MindSpore's C++ log: the fuzzer provokes thousands of kernel errors
 os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+if "--common" in sys.argv:  # read by tests/fuzz/strategies.py when it is imported (the worker inherits it)
+    os.environ["MSMIGRATE_FUZZ_COMMON"] = "1"
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -34,11 +36,11 @@ from tests.fuzz.families import FAMILIES, HOOKS  # noqa: E402
 from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
 
 
-def targets(table, only):
+def targets(table, only, exact=False):
     """(name, strategy or None, reason it is not fuzzed) for every entry and every extra family."""
     out = []
     for entry in table.entries:
-        if only and not any(k in entry.torch for k in only):
+        if only and not any((k == entry.torch) if exact else (k in entry.torch) for k in only):
             continue
         why = fuzzable(entry)
         family = FAMILIES.get(entry.torch)
@@ -48,7 +50,7 @@ def targets(table, only):
             out.append((entry.torch, None if why else calls(entry), why))
     for name, strategy in FAMILIES.items():
         if name.startswith("operator:") or name.startswith("module:"):
-            if not only or any(k in name for k in only):
+            if not only or any((k == name) if exact else (k in name) for k in only):
                 out.append((name, strategy, None))
     return out
 
@@ -76,6 +78,11 @@ def main(argv=None) -> int:
                     "(a second run sharing the table with a first)")
     ap.add_argument("--report-only", nargs="*", metavar="JSONL", help="write the report from these JSON-lines files "
                     "(later records of a target win) into --out and --report, run nothing")
+    ap.add_argument("--target-limit", type=float, default=900.0, help="seconds one target may run before it is "
+                    "recorded as a hang and skipped (default 900)")
+    ap.add_argument("--exact", action="store_true", help="-k names a target exactly (not a substring)")
+    ap.add_argument("--common", action="store_true", help="only the inputs real code passes: float32/int64 tensors, "
+                    "non-empty shapes, finite ordinary values (which loud findings a real program hits)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.report_only is not None:
@@ -105,7 +112,7 @@ def main(argv=None) -> int:
             skip |= {json.loads(line)["name"] for line in Path(other).read_text().splitlines()}
     current = Path(str(out) + ".current")
     with out.open("a", encoding="utf-8") as fh:
-        for name, strategy, why in targets(table, args.k):
+        for name, strategy, why in targets(table, args.k, args.exact):
             if name in done or name in skip:
                 continue
             current.write_text(name)
@@ -139,23 +146,38 @@ def main(argv=None) -> int:
 
 def supervise(args, argv) -> int:
     """Run the targets in a worker process; a target that kills it (MindSpore segfaults on some inputs) is
-    recorded as a ``crash`` finding and the worker restarts after it."""
+    recorded as a ``crash`` finding, one that runs past ``--target-limit`` seconds (an example that never returns:
+    torch's own polygamma(2, -1.01e10) does not) as a ``hang`` finding; the worker restarts after it."""
     import subprocess
 
     out = Path(args.out)
     if not args.resume and out.exists():
         out.unlink()
+    current = Path(str(out) + ".current")
     while True:
-        proc = subprocess.run([sys.executable, __file__, "--worker", "--resume", *[a for a in argv if a != "--resume"]])
-        current = Path(str(out) + ".current")
+        current.unlink(missing_ok=True)  # a stopped run's marker: its age is no hang of this worker
+        proc = subprocess.Popen([sys.executable, __file__, "--worker", "--resume",
+                                 *[a for a in argv if a != "--resume"]])
+        hung = False
+        while proc.poll() is None:
+            time.sleep(2)
+            if current.exists() and time.time() - current.stat().st_mtime > args.target_limit:
+                hung = True
+                proc.kill()
+                proc.wait()
         if proc.returncode == 0 or not current.exists():
             break
         name = current.read_text()
-        rec = {"name": name, "examples": 1, "outcomes": {"crash": 1}, "dtypes": [], "skipped": "",
-               "findings": [{"kind": "crash", "api": name, "count": 1, "code": "",
-                             "detail": f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples",
-                             "example": "", "explained": known.explain(name, "crash", "", None)}], "minimal": None}
-        print(f"{name:50s} CRASH (exit {proc.returncode}), restarting after it", flush=True)
+        if hung:
+            kind, detail = "hang", (f"no result after {args.target_limit:.0f} s: an example did not return (the "
+                                    "worker was stopped; the target's other examples are not recorded)")
+        else:
+            kind, detail = "crash", f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples"
+        rec = {"name": name, "examples": 1, "outcomes": {kind: 1}, "dtypes": [], "skipped": "",
+               "findings": [{"kind": kind, "api": name, "count": 1, "code": "", "detail": detail,
+                             "example": "", "explained": known.explain(name, kind, "", None)}], "minimal": None}
+        print(f"{name:50s} {kind.upper()} ({'limit' if hung else f'exit {proc.returncode}'}), restarting after it",
+              flush=True)
         with out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec) + "\n")
         current.unlink()
