@@ -234,6 +234,13 @@ CASES = [
          inputs={"n": np.array([1, 2, 3], dtype="int64")}, id="exp/log/sigmoid/tanh int64"),
     Case("torch.logsumexp", f"{HEADER}# @run\nout = torch.logsumexp(n, 1)\n",
          inputs={"n": np.array([[1, 2], [3, 4]], dtype="int64")}, id="logsumexp int64"),
+    # torch.special twins of entries fixed before: bool sinc was nan, xlogy(0, y <= 0) nan, vdot int32 summed to int64
+    Case("torch.special.sinc", f"{HEADER}# @run\nout = torch.special.sinc(x)\n", inputs=B, id="special.sinc bool"),
+    Case("torch.special.xlogy", f"{HEADER}# @run\nout = torch.special.xlogy(x, y)\n",
+         inputs={"x": np.array([0.0, 0.0, 1.0, 2.0], dtype="float32"), "y": np.array([0.0, -1.0, 2.0, 0.5], dtype="float32")},
+         id="special.xlogy zeros"),
+    Case("torch.vdot", f"{HEADER}# @run\nout = torch.vdot(x, y)\n",
+         inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([5, 6, -7], dtype="int32")}, id="torch.vdot int32"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
