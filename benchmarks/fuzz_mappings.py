@@ -80,6 +80,8 @@ def main(argv=None) -> int:
                     "(later records of a target win) into --out and --report, run nothing")
     ap.add_argument("--target-limit", type=float, default=900.0, help="seconds one target may run before it is "
                     "recorded as a hang and skipped (default 900)")
+    ap.add_argument("--common-results", default=str(ROOT / "benchmarks" / "fuzz_results_common.jsonl"),
+                    help="with --report-only: the --common run's JSON lines, summarised in their own section")
     ap.add_argument("--exact", action="store_true", help="-k names a target exactly (not a substring)")
     ap.add_argument("--common", action="store_true", help="only the inputs real code passes: float32/int64 tensors, "
                     "non-empty shapes, finite ordinary values (which loud findings a real program hits)")
@@ -93,8 +95,11 @@ def main(argv=None) -> int:
                 records[rec["name"]] = rec
         if args.report_only:
             Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+        common = None
+        if args.common_results and Path(args.common_results).exists():
+            common = [json.loads(line) for line in Path(args.common_results).read_text().splitlines()]
         write_report(list(records.values()), Path(args.report), args.n,
-                     sum(r.get("seconds", 0) for r in records.values()))
+                     sum(r.get("seconds", 0) for r in records.values()), common)
         return 0
     if not args.worker:
         return supervise(args, argv if argv is not None else sys.argv[1:])
@@ -189,7 +194,7 @@ def supervise(args, argv) -> int:
     return 0
 
 
-def write_report(records, path: Path, n: int, seconds: float) -> None:
+def write_report(records, path: Path, n: int, seconds: float, common=None) -> None:
     for r in records:  # records written before an explanation class existed: re-read from the description
         for f in r["findings"]:
             if not f["explained"]:
@@ -232,6 +237,8 @@ def write_report(records, path: Path, n: int, seconds: float) -> None:
     lines += ["", "## Explained findings", "", "| target | kind | count | explanation |", "|---|---|---|---|"]
     for r, f in explained:
         lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']} | {_cell(f['explained'])} |")
+    if common:
+        lines += _common_section(common)
     lines += ["", "## Not fuzzed", "", "| target | reason |", "|---|---|"]
     for r in records:
         if not r["examples"]:
@@ -239,6 +246,30 @@ def write_report(records, path: Path, n: int, seconds: float) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(fuzzed)} targets fuzzed, {examples} examples, {len(unexplained)} unexplained findings "
           f"({len(silent_unexplained)} silent); report: {path}")
+
+
+def _common_section(records) -> list[str]:
+    """The --common run: the inputs real code passes (float32/int64, non-empty shapes, finite ordinary values)."""
+    for r in records:
+        for f in r["findings"]:
+            if not f["explained"]:
+                f["explained"] = known.explain_text(f.get("api", r["name"]), f["kind"], f["detail"], f["example"])
+    fuzzed = [r for r in records if r["examples"]]
+    examples = sum(r["examples"] for r in fuzzed)
+    unexplained = [(r, f) for r in fuzzed for f in r["findings"] if not f["explained"]]
+    silent = [(r, f) for r, f in unexplained if f["kind"] in ("value", "dtype", "shape")]
+    loud = [(r, f) for r, f in unexplained if f["kind"] == "ms_raises"]
+    lines = ["", "## Common inputs (`--common`)", "",
+             "The same targets, drawn from what real programs pass: float32 and int64 tensors, non-empty shapes of rank",
+             "1-3, finite ordinary values (seed, code and table as above). A loud finding here is one a real program can",
+             "hit; a silent one is a bug to fix, however few examples show it.", "",
+             f"- targets: {len(fuzzed)}, examples: {examples}",
+             f"- unexplained findings: {len(unexplained)}, of which {len(silent)} silent and {len(loud)} ms_raises", "",
+             "| target | kind | count | example | detail |", "|---|---|---|---|---|"]
+    for r, f in sorted(unexplained, key=lambda rf: (rf[1]["kind"] not in ("value", "dtype", "shape"), rf[0]["name"])):
+        lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']}/{r['examples']} | "
+                     f"`{_cell(f['example'])}` | {_cell(f['detail'])} |")
+    return lines
 
 
 def _cell(text: str) -> str:

@@ -49,6 +49,18 @@ DUP_INDEX = ("index_copy with repeated indices: torch documents the result as no
              "is up to the kernel), so no conversion can promise torch's numbers")
 ZETA = ("Hurwitz zeta outside its domain (x <= 1 or q <= 0): torch gives nan/inf, MindSpore's kernel 0 or nan "
         "(measured); inside it (x > 1, q > 0) the two agree")
+HINGE = ("hinge_embedding_loss with targets other than 1 and -1 (torch documents y in {1, -1}): torch and MindSpore "
+         "treat other values differently; with +-1 targets the two agree (measured)")
+KL_TARGET = ("kl_div with a negative target (not a probability): torch's target * log(target) is nan there, MindSpore's "
+             "kernel computes a number; with non-negative targets the two agree (measured)")
+UNPOOL_DUP = ("max_unpool with repeated indices: several inputs write one output cell and which write lands is up to "
+              "the kernel (torch: undefined); indices from max_pool(return_indices=True) never repeat")
+VAR_CORRECTION = ("var/std with a correction larger than the reduced size (correction=2 over 1 element): torch divides by "
+                  "max(0, N - correction) and gives nan/inf, MindSpore divides by N - correction < 0 and gives -0.0 "
+                  "(measured); correction 0 and 1, and correction 2 over 2 or more elements, agree")
+POLYGAMMA_POLE = ("polygamma next to a pole (an input within 0.01 of 0 or a negative integer): the result ~ 1/d**(n+1) is "
+                  "ill-conditioned in float32 and the two kernels' series differ beyond 2e-5 relative there; elsewhere "
+                  "they agree (measured)")
 LOUD = ("the converted call raises in MindSpore where torch computes (a dtype, rank or argument MindSpore's kernel "
         "does not take): loud, never a wrong number; listed for follow-up")
 
@@ -80,6 +92,11 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.equal|torch\.equal|Tensor\.is_same_size", ("convert_error", "crash"), "any", CONVERT_LITERAL),
     (r"(Tensor|torch)\.igamma_?|torch\.special\.gammainc", ("value",), "any", IGAMMA),
     (r"torch\.finfo", ("value",), "any", FINFO),
+    (r"torch\.nn\.functional\.hinge_embedding_loss|torch\.nn\.HingeEmbeddingLoss", ("value",), "hinge", HINGE),
+    (r"torch\.nn\.functional\.kl_div|torch\.nn\.KLDivLoss", ("value",), "negative_target", KL_TARGET),
+    (r"torch\.nn\.functional\.max_unpool[123]d|torch\.nn\.MaxUnpool[123]d", ("value",), "dup_index", UNPOOL_DUP),
+    (r"(Tensor|torch)\.(var|std)(_mean)?", ("value",), "correction", VAR_CORRECTION),
+    (r"(Tensor|torch)\.(special\.)?polygamma_?", ("value",), "pole", POLYGAMMA_POLE),
     (r"(Tensor|torch)\.index_copy_?", ("value",), "dup_index", DUP_INDEX),
     (r"torch\.special\.zeta", ("value",), "zeta", ZETA),
     (r"torch\.jit\.(ignore|unused|export)", ("value",), "any", DECORATOR),
@@ -129,6 +146,33 @@ def _zeta_domain(example) -> bool:
     return bool(re.search(r"other=(0|-)|zeta\([^,]+,\s*(0|-)", example.run))
 
 
+def _hinge(example) -> bool:
+    arrays = _arrays(example)
+    return len(arrays) > 1 and arrays[1].size > 0 and not np.isin(arrays[1], (1, -1)).all()
+
+
+def _negative_target(example) -> bool:
+    arrays = _arrays(example)
+    return len(arrays) > 1 and arrays[1].size > 0 and bool((arrays[1] < 0).any())
+
+
+def _correction(example) -> bool:
+    m = re.search(r"correction=(\d+)", example.run) if example is not None else None
+    return bool(m) and int(m.group(1)) >= 2
+
+
+def _pole(example) -> bool:
+    for a in _arrays(example):
+        if a.dtype.kind == "f" and a.size:
+            v = a.astype("float64")
+            if bool(((v <= 0.01) & (np.abs(v - np.round(v)) < 0.01)).any()):
+                return True
+    return False
+
+
+_PREDICATES = {"hinge": _hinge, "negative_target": _negative_target, "correction": _correction, "pole": _pole}
+
+
 def _has_empty(example) -> bool:
     return any(a.size == 0 for a in _arrays(example))
 
@@ -170,6 +214,8 @@ def explain(target: str, kind: str, detail: str, example=None) -> str:
             continue
         if cause == "zeta" and not _zeta_domain(example):
             continue
+        if cause in _PREDICATES and not _PREDICATES[cause](example):
+            continue
         if kind in kinds and re.fullmatch(pattern, target):
             return why
     if kind in _SILENT and example is not None:
@@ -197,7 +243,9 @@ def explain_text(target: str, kind: str, detail: str, description: str) -> str:
     for pattern, kinds, cause, why in KNOWN:
         if cause == "view" and "(view)" not in description:
             continue
-        if cause in ("shift", "dup_index"):  # needs the values
+        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole"):  # needs the values
+            continue
+        if cause == "correction" and not re.search(r"correction=([2-9]|\d{2,})", description):
             continue
         if cause == "zeta" and not re.search(r"other=(0|-)|zeta\([^,]+,\s*(0|-)", description):
             continue
