@@ -145,8 +145,16 @@ def main(argv=None) -> int:
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             done[name] = rec
+            if name.startswith("torch.distributed.") and strategy is not None:
+                # MindSpore's communication init leaves the process unable to create a device context: every
+                # later example would raise "Create device context failed" (measured); a fresh worker goes on
+                current.unlink(missing_ok=True)
+                return RESTART
     current.unlink(missing_ok=True)
     return 0
+
+
+RESTART = 3  # the worker's exit code asking for a fresh worker (not a crash)
 
 
 def supervise(args, argv) -> int:
@@ -170,6 +178,8 @@ def supervise(args, argv) -> int:
                 hung = True
                 proc.kill()
                 proc.wait()
+        if proc.returncode == RESTART:
+            continue
         if proc.returncode == 0 or not current.exists():
             break
         name = current.read_text()

@@ -241,6 +241,12 @@ CASES = [
          id="special.xlogy zeros"),
     Case("torch.vdot", f"{HEADER}# @run\nout = torch.vdot(x, y)\n",
          inputs={"x": np.array([1, -2, 3], dtype="int32"), "y": np.array([5, 6, -7], dtype="int32")}, id="torch.vdot int32"),
+    # dist(p=0) counts non-zero differences in torch (MindSpore gave the norm); histc of float16 stays float16
+    Case("torch.dist", f"{HEADER}# @run\nout = (torch.dist(x, y, 0.0), torch.dist(x, y))\n",
+         inputs={"x": np.array([0.25, 1.0, 2.0], dtype="float32"), "y": np.array([-0.26, 1.0, 3.0], dtype="float32")},
+         id="dist p=0"),
+    Case("torch.histc", f"{HEADER}# @run\nout = torch.histc(x, bins=4, min=0, max=2)\n",
+         inputs={"x": np.array([0.25, 1.0, 1.5, 0.0, 2.0], dtype="float16")}, id="histc float16"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
