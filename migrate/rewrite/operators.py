@@ -171,7 +171,7 @@ class _Operators(cst.CSTTransformer):
             text = f"{x}.copy_({value})  # in place as in torch: aliases of {x} see the change"
         else:
             self._count(f"{sym}= keeps the dtype")
-            text = f"{x} = ({value}).astype({x}.dtype)  # torch's in-place {sym}= keeps {x}'s dtype"
+            text = f"{x} = ({value}).astype({x}.dtype)  # in place: {x} keeps its dtype"
         stmt = emit.statement(f"if ops.is_tensor({x}):\n    {text}\nelse:\n    {fallback}\n")
         return stmt.with_changes(leading_lines=updated.leading_lines)
 
