@@ -136,7 +136,11 @@ class _Operators(cst.CSTTransformer):
                                          *node.params.kwonly_params)]
         self._aliased.append(set(params) | _alias_names(node.body.body if isinstance(node.body, cst.IndentedBlock)
                                                          else ()))
-        return not node.name.value.startswith("_msm_")  # a helper this pass's output defines (converting again)
+        # a helper the output defines (converting again): _msm_* (rewrite/helpers.py), _msmigrate_* (migrate/helpers)
+        return not node.name.value.startswith(("_msm_", "_msmigrate_"))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return not node.name.value.startswith("_Msmigrate")  # a helper class (converting again)
 
     def leave_FunctionDef(self, original, updated):
         self._aliased.pop()
@@ -160,6 +164,9 @@ class _Operators(cst.CSTTransformer):
         shared = isinstance(aug.target, cst.Name) and bool(self._aliased) and aug.target.value in self._aliased[-1]
         if not shared and (_is_literal(aug.value) or _number_call(aug.value)):
             return updated  # i += 1, total += loss.item(): a Python number never widens a tensor's dtype class
+        if not shared and any("msmigrate: unsupported" in (ln.comment.value if ln.comment else "")
+                              for ln in updated.leading_lines):
+            return updated  # marked unconvertible: left as written (the marker stays on the statement)
         x, v = _code(aug.target), _code(aug.value)
         if not (_simple(aug.value) or _is_literal(aug.value) or isinstance(aug.value, (cst.Call, cst.Subscript))):
             v = f"({v})"
