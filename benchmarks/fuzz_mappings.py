@@ -23,6 +23,8 @@ from pathlib import Path
 
 os.environ.setdefault("GLOG_v", "4")  # MindSpore's C++ log: the fuzzer provokes thousands of kernel errors
 os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+if "--common" in sys.argv:  # read by tests/fuzz/strategies.py when it is imported (the worker inherits it)
+    os.environ["MSMIGRATE_FUZZ_COMMON"] = "1"
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -34,11 +36,11 @@ from tests.fuzz.families import FAMILIES, HOOKS  # noqa: E402
 from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
 
 
-def targets(table, only):
+def targets(table, only, exact=False):
     """(name, strategy or None, reason it is not fuzzed) for every entry and every extra family."""
     out = []
     for entry in table.entries:
-        if only and not any(k in entry.torch for k in only):
+        if only and not any((k == entry.torch) if exact else (k in entry.torch) for k in only):
             continue
         why = fuzzable(entry)
         family = FAMILIES.get(entry.torch)
@@ -48,7 +50,7 @@ def targets(table, only):
             out.append((entry.torch, None if why else calls(entry), why))
     for name, strategy in FAMILIES.items():
         if name.startswith("operator:") or name.startswith("module:"):
-            if not only or any(k in name for k in only):
+            if not only or any((k == name) if exact else (k in name) for k in only):
                 out.append((name, strategy, None))
     return out
 
@@ -76,6 +78,13 @@ def main(argv=None) -> int:
                     "(a second run sharing the table with a first)")
     ap.add_argument("--report-only", nargs="*", metavar="JSONL", help="write the report from these JSON-lines files "
                     "(later records of a target win) into --out and --report, run nothing")
+    ap.add_argument("--target-limit", type=float, default=900.0, help="seconds one target may run before it is "
+                    "recorded as a hang and skipped (default 900)")
+    ap.add_argument("--common-results", default=str(ROOT / "benchmarks" / "fuzz_results_common.jsonl"),
+                    help="with --report-only: the --common run's JSON lines, summarised in their own section")
+    ap.add_argument("--exact", action="store_true", help="-k names a target exactly (not a substring)")
+    ap.add_argument("--common", action="store_true", help="only the inputs real code passes: float32/int64 tensors, "
+                    "non-empty shapes, finite ordinary values (which loud findings a real program hits)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.report_only is not None:
@@ -86,8 +95,11 @@ def main(argv=None) -> int:
                 records[rec["name"]] = rec
         if args.report_only:
             Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+        common = None
+        if args.common_results and Path(args.common_results).exists():
+            common = [json.loads(line) for line in Path(args.common_results).read_text().splitlines()]
         write_report(list(records.values()), Path(args.report), args.n,
-                     sum(r.get("seconds", 0) for r in records.values()))
+                     sum(r.get("seconds", 0) for r in records.values()), common)
         return 0
     if not args.worker:
         return supervise(args, argv if argv is not None else sys.argv[1:])
@@ -105,7 +117,7 @@ def main(argv=None) -> int:
             skip |= {json.loads(line)["name"] for line in Path(other).read_text().splitlines()}
     current = Path(str(out) + ".current")
     with out.open("a", encoding="utf-8") as fh:
-        for name, strategy, why in targets(table, args.k):
+        for name, strategy, why in targets(table, args.k, args.exact):
             if name in done or name in skip:
                 continue
             current.write_text(name)
@@ -133,29 +145,54 @@ def main(argv=None) -> int:
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             done[name] = rec
+            if name.startswith("torch.distributed.") and strategy is not None:
+                # MindSpore's communication init leaves the process unable to create a device context: every
+                # later example would raise "Create device context failed" (measured); a fresh worker goes on
+                current.unlink(missing_ok=True)
+                return RESTART
     current.unlink(missing_ok=True)
     return 0
 
 
+RESTART = 3  # the worker's exit code asking for a fresh worker (not a crash)
+
+
 def supervise(args, argv) -> int:
     """Run the targets in a worker process; a target that kills it (MindSpore segfaults on some inputs) is
-    recorded as a ``crash`` finding and the worker restarts after it."""
+    recorded as a ``crash`` finding, one that runs past ``--target-limit`` seconds (an example that never returns:
+    torch's own polygamma(2, -1.01e10) does not) as a ``hang`` finding; the worker restarts after it."""
     import subprocess
 
     out = Path(args.out)
     if not args.resume and out.exists():
         out.unlink()
+    current = Path(str(out) + ".current")
     while True:
-        proc = subprocess.run([sys.executable, __file__, "--worker", "--resume", *[a for a in argv if a != "--resume"]])
-        current = Path(str(out) + ".current")
+        current.unlink(missing_ok=True)  # a stopped run's marker: its age is no hang of this worker
+        proc = subprocess.Popen([sys.executable, __file__, "--worker", "--resume",
+                                 *[a for a in argv if a != "--resume"]])
+        hung = False
+        while proc.poll() is None:
+            time.sleep(2)
+            if current.exists() and time.time() - current.stat().st_mtime > args.target_limit:
+                hung = True
+                proc.kill()
+                proc.wait()
+        if proc.returncode == RESTART:
+            continue
         if proc.returncode == 0 or not current.exists():
             break
         name = current.read_text()
-        rec = {"name": name, "examples": 1, "outcomes": {"crash": 1}, "dtypes": [], "skipped": "",
-               "findings": [{"kind": "crash", "api": name, "count": 1, "code": "",
-                             "detail": f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples",
-                             "example": "", "explained": known.explain(name, "crash", "", None)}], "minimal": None}
-        print(f"{name:50s} CRASH (exit {proc.returncode}), restarting after it", flush=True)
+        if hung:
+            kind, detail = "hang", (f"no result after {args.target_limit:.0f} s: an example did not return (the "
+                                    "worker was stopped; the target's other examples are not recorded)")
+        else:
+            kind, detail = "crash", f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples"
+        rec = {"name": name, "examples": 1, "outcomes": {kind: 1}, "dtypes": [], "skipped": "",
+               "findings": [{"kind": kind, "api": name, "count": 1, "code": "", "detail": detail,
+                             "example": "", "explained": known.explain(name, kind, "", None)}], "minimal": None}
+        print(f"{name:50s} {kind.upper()} ({'limit' if hung else f'exit {proc.returncode}'}), restarting after it",
+              flush=True)
         with out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec) + "\n")
         current.unlink()
@@ -167,7 +204,7 @@ def supervise(args, argv) -> int:
     return 0
 
 
-def write_report(records, path: Path, n: int, seconds: float) -> None:
+def write_report(records, path: Path, n: int, seconds: float, common=None) -> None:
     for r in records:  # records written before an explanation class existed: re-read from the description
         for f in r["findings"]:
             if not f["explained"]:
@@ -210,6 +247,8 @@ def write_report(records, path: Path, n: int, seconds: float) -> None:
     lines += ["", "## Explained findings", "", "| target | kind | count | explanation |", "|---|---|---|---|"]
     for r, f in explained:
         lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']} | {_cell(f['explained'])} |")
+    if common:
+        lines += _common_section(common)
     lines += ["", "## Not fuzzed", "", "| target | reason |", "|---|---|"]
     for r in records:
         if not r["examples"]:
@@ -217,6 +256,30 @@ def write_report(records, path: Path, n: int, seconds: float) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(fuzzed)} targets fuzzed, {examples} examples, {len(unexplained)} unexplained findings "
           f"({len(silent_unexplained)} silent); report: {path}")
+
+
+def _common_section(records) -> list[str]:
+    """The --common run: the inputs real code passes (float32/int64, non-empty shapes, finite ordinary values)."""
+    for r in records:
+        for f in r["findings"]:
+            if not f["explained"]:
+                f["explained"] = known.explain_text(f.get("api", r["name"]), f["kind"], f["detail"], f["example"])
+    fuzzed = [r for r in records if r["examples"]]
+    examples = sum(r["examples"] for r in fuzzed)
+    unexplained = [(r, f) for r in fuzzed for f in r["findings"] if not f["explained"]]
+    silent = [(r, f) for r, f in unexplained if f["kind"] in ("value", "dtype", "shape")]
+    loud = [(r, f) for r, f in unexplained if f["kind"] == "ms_raises"]
+    lines = ["", "## Common inputs (`--common`)", "",
+             "The same targets, drawn from what real programs pass: float32 and int64 tensors, non-empty shapes of rank",
+             "1-3, finite ordinary values (seed, code and table as above). A loud finding here is one a real program can",
+             "hit; a silent one is a bug to fix, however few examples show it.", "",
+             f"- targets: {len(fuzzed)}, examples: {examples}",
+             f"- unexplained findings: {len(unexplained)}, of which {len(silent)} silent and {len(loud)} ms_raises", "",
+             "| target | kind | count | example | detail |", "|---|---|---|---|---|"]
+    for r, f in sorted(unexplained, key=lambda rf: (rf[1]["kind"] not in ("value", "dtype", "shape"), rf[0]["name"])):
+        lines.append(f"| `{f.get('api', r['name'])}` | {f['kind']} | {f['count']}/{r['examples']} | "
+                     f"`{_cell(f['example'])}` | {_cell(f['detail'])} |")
+    return lines
 
 
 def _cell(text: str) -> str:

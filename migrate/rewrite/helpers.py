@@ -89,7 +89,7 @@ def _helper_apis() -> set[str]:
 
 
 _APIS: set[str] | None = None
-PASS_USES = ("operator **", "operator **= on a shared tensor")  # what the operators pass writes with a helper
+PASS_USES = ("operator **", "operator **= on a shared tensor", "operator **= keeps the dtype")  # what the operators pass writes with a helper
 
 
 def used_apis(rewriter) -> bool:

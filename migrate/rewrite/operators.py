@@ -21,9 +21,15 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   sees the change and ``x`` keeps its dtype; on a MindSpore tensor it binds a new tensor (the alias keeps the old
   values, the dtype promotes; measured). Where an alias can exist (``x`` is a parameter of the function, so the
   caller holds it, or the scope assigns ``y = x`` / ``x = y``) the statement becomes
-  ``if ops.is_tensor(x): x.copy_(x + v)`` ``else: x += v`` (Python's own operator for numbers and lists). Other
-  ``+=`` are left as written: no alias sees the difference. CAVEAT: an alias made through a container or an
-  attribute (``lst.append(x)``, ``self.buf = x``) is not seen.
+  ``if ops.is_tensor(x): x.copy_(x + v)`` ``else: x += v`` (Python's own operator for numbers and lists). Where no
+  alias can exist, the statement becomes ``if ops.is_tensor(x): x = (x + v).astype(x.dtype)`` ``else: x += v``:
+  torch keeps ``x``'s dtype (``float16 += float32`` stays float16, ``int32 += int64`` int32), MindSpore's operator
+  promoted (fuzzed, issue 16); ``p.data += v`` gets the same form on ``p.data`` (MindSpore's ``p.data = ...``
+  rebinds ``p``'s data with the promoted dtype). A number on the right (a literal, ``t.item()``, ``len(...)``,
+  ``float(...)``) is left as written: it never changes a tensor's dtype class in either framework (``int += 1.5``
+  raises in torch). CAVEAT: an alias made through a container or an attribute (``lst.append(x)``,
+  ``self.buf = x``) is not seen; where torch raises (``int64_tensor += float_tensor``: "result type Float can't be
+  cast"), the converted code casts (truncates) instead of raising.
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
 
@@ -130,7 +136,11 @@ class _Operators(cst.CSTTransformer):
                                          *node.params.kwonly_params)]
         self._aliased.append(set(params) | _alias_names(node.body.body if isinstance(node.body, cst.IndentedBlock)
                                                          else ()))
-        return not node.name.value.startswith("_msm_")  # a helper this pass's output defines (converting again)
+        # a helper the output defines (converting again): _msm_* (rewrite/helpers.py), _msmigrate_* (migrate/helpers)
+        return not node.name.value.startswith(("_msm_", "_msmigrate_"))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return not node.name.value.startswith("_Msmigrate")  # a helper class (converting again)
 
     def leave_FunctionDef(self, original, updated):
         self._aliased.pop()
@@ -146,19 +156,30 @@ class _Operators(cst.CSTTransformer):
             return updated
         aug = updated.body[0]
         sym = INPLACE_OPS.get(type(aug.operator))
-        if sym is None or not isinstance(aug.target, cst.Name) or not self._aliased or \
-                aug.target.value not in self._aliased[-1]:
+        if sym is None or isinstance(aug.value, NOT_TENSORS):  # path += ".ckpt", names += ["a"]: never a tensor
             return updated
-        if isinstance(aug.value, NOT_TENSORS):  # path += ".ckpt", names += ["a"]: never a tensor
+        data = isinstance(aug.target, cst.Attribute) and aug.target.attr.value == "data"
+        if not isinstance(aug.target, cst.Name) and not data:
             return updated
-        x, v = aug.target.value, _code(aug.value)
+        shared = isinstance(aug.target, cst.Name) and bool(self._aliased) and aug.target.value in self._aliased[-1]
+        if not shared and (_is_literal(aug.value) or _number_call(aug.value)):
+            return updated  # i += 1, total += loss.item(): a Python number never widens a tensor's dtype class
+        if not shared and any("msmigrate: unsupported" in (ln.comment.value if ln.comment else "")
+                              for ln in updated.leading_lines):
+            return updated  # marked unconvertible: left as written (the marker stays on the statement)
+        x, v = _code(aug.target), _code(aug.value)
         if not (_simple(aug.value) or _is_literal(aug.value) or isinstance(aug.value, (cst.Call, cst.Subscript))):
             v = f"({v})"
-        self._count(f"{sym}= on a shared tensor")
         value = f"_msm_pow({x}, {_code(aug.value)})" if sym == "**" and _pow_needs_helper(aug.target, aug.value) \
             else f"{x} {sym} {v}"
-        stmt = emit.statement(f"if ops.is_tensor({x}):\n    {x}.copy_({value})  # in place as in torch: "
-                              f"aliases of {x} see the change\nelse:\n    {_code(updated.with_changes(leading_lines=[])).strip()}\n")
+        fallback = _code(updated.with_changes(leading_lines=[])).strip()
+        if shared:
+            self._count(f"{sym}= on a shared tensor")
+            text = f"{x}.copy_({value})  # in place as in torch: aliases of {x} see the change"
+        else:
+            self._count(f"{sym}= keeps the dtype")
+            text = f"{x} = ({value}).astype({x}.dtype)  # in place: {x} keeps its dtype"
+        stmt = emit.statement(f"if ops.is_tensor({x}):\n    {text}\nelse:\n    {fallback}\n")
         return stmt.with_changes(leading_lines=updated.leading_lines)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -235,6 +256,17 @@ class _Operators(cst.CSTTransformer):
 INPLACE_OPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
                cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.BitAndAssign: "&",
                cst.BitOrAssign: "|", cst.BitXorAssign: "^"}
+
+
+def _number_call(node) -> bool:
+    """``t.item()`` / ``len(xs)`` / ``float(v)``: certainly a Python number."""
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("item", "numel", "dim", "ndimension"):
+        return True
+    if isinstance(node.func, cst.Name) and node.func.value in ("len", "int", "float", "bool"):
+        return True
+    return False
 
 
 NOT_TENSORS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set,

@@ -53,12 +53,19 @@ def inplace_ops(draw) -> Example:
     x = ctx.tensor(shape, ctx.dtype)
     if draw(st.booleans()):
         other = draw(st.sampled_from(SCALARS))
-    else:
-        other = ctx.tensor(draw(broadcast_of(shape)))
-    if draw(st.booleans()):  # an alias made before: torch's in-place operator changes it too
+    else:  # half the time another dtype (a wider one included): torch keeps x's dtype or raises
+        other = ctx.tensor(draw(broadcast_of(shape)), draw(st.sampled_from(DTYPES)) if draw(st.booleans()) else None)
+    form = draw(st.integers(0, 3))
+    if form == 0:  # an alias made before: torch's in-place operator changes it too
         run = f"alias = {x}\n{x} {op} {other}\nout = {x}\n"
         return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run,
                        names=("out", "alias"))
+    if form == 1:  # no alias anywhere (a local of a function): only the dtype can differ
+        run = f"def f(a):\n    t = a.clone()\n    t {op} {other}\n    return t\nout = f({x})\n"
+        return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run)
+    if form == 2:  # through .data, as weight updates write it
+        run = f"{x}.data {op} {other}\nout = {x}\n"
+        return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run)
     run = f"{x} {op} {other}\nout = {x}\n"
     return Example(f"operator:{op}", f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), run=run)
 
