@@ -116,7 +116,8 @@ class _Keywords(_Hoist):
 
 # torch's keyword names are not the table's single signature: overloads (tensor_split(input, sections) /
 # (input, indices); randint(high, size) / (low, high, size)) or positional-only parameters (is_tensor(obj, /)).
-NO_KEYWORD_FORM = {"torch.tensor_split", "torch.hsplit", "torch.vsplit", "torch.randint", "torch.is_tensor"}
+NO_KEYWORD_FORM = {"torch.tensor_split", "Tensor.tensor_split", "torch.hsplit", "torch.vsplit", "torch.randint",
+                   "torch.is_tensor"}
 
 
 def _keywords(case):
@@ -147,11 +148,6 @@ DIM_LITERAL = "dim must be a literal: over two axes ops.norm computes a matrix n
 UNBIASED = "unbiased must be a literal True/False"
 FULL = "the dtype torch infers from a non-literal fill_value is unknown"
 NEEDS_LITERAL = {
-    "torch.norm:torch.norm(x, 1)[vars]": P_LITERAL,
-    "torch.norm:torch.norm(x, p=2, dim=1)[vars]": P_LITERAL,
-    "torch.norm:torch.norm(x, dim=0, keepdim=True)[vars]": DIM_LITERAL,
-    "torch.norm:torch.norm(x, 'fro', (0, 1))[vars]": P_LITERAL,
-    "torch.norm:torch.norm(keepdim=False, dim=-1, p=3, input=x)[vars]": P_LITERAL,
     "torch.std_mean:torch.std_mean(x, unbiased=False)[vars]": UNBIASED,
     "torch.var_mean:torch.var_mean(x, unbiased=False)[vars]": UNBIASED,
     "torch.nonzero:torch.nonzero(x, as_tuple=False)[vars]": "NonZeroExt",
@@ -166,6 +162,7 @@ NEEDS_LITERAL = {
     "Tensor.norm:x.norm(1)[vars]": P_LITERAL,
     "Tensor.norm:x.norm(p=2, dim=1)[vars]": P_LITERAL,
     "Tensor.norm:x.norm(dim=0, keepdim=True)[vars]": DIM_LITERAL,
+    "Tensor.norm:x.norm(float('-inf'), dim=1)[vars]": DIM_LITERAL,
 }
 
 KW = [v for m in SOURCES for c in m.CASES if (v := _keywords(c)) is not None]
