@@ -361,7 +361,7 @@ def _copy_weights(tm, mm) -> None:
     relative_position_index) is left to the forward comparison, which shows its layer if it differs."""
     from migrate.weights import WeightsError, map_from_ms_net, torch_to_mindspore
 
-    state = {k: v.detach().clone() for k, v in tm.state_dict().items()}
+    state = {k: v.detach() for k, v in tm.state_dict().items()}  # no copy: shared modules stay shared
     used = torch_to_mindspore(state, mm, strict=False)
     params = {n for n, _ in tm.named_parameters()}
     lost = [k for k in state if k not in used and k in params]

@@ -319,13 +319,26 @@ def _shape(x) -> tuple:
 
 
 # ---------------------------------------------------------------------------------- in memory
+def _aliases(sd: dict, used: set) -> set:
+    """Names of ``sd`` whose tensor is another, loaded name's own tensor (same storage, shape and strides: CoaT's
+    shared positional encoder ``serial_blocks1.0.cpe`` is ``cpe1``); torch's state_dict lists each path."""
+    def key(v):
+        if not hasattr(v, "data_ptr"):
+            return None
+        return (v.data_ptr(), tuple(v.shape), tuple(v.stride()), str(v.dtype))
+
+    loaded = {key(sd[k]) for k in used} - {None}
+    return {k for k, v in sd.items() if k not in used and key(v) in loaded}
+
+
 def torch_to_mindspore(state_dict, ms_net, strict: bool = True) -> dict:
     """Load a torch ``state_dict`` into ``ms_net``; return the name map used {torch name: ms name}.
 
     ``ms_net`` may be a whole network, a single layer (parameter names without prefix) or a cell
     with no parameters at all. Every tensor is checked before anything is loaded. With
     ``strict`` (default) a torch tensor with no MindSpore home, or a trainable MindSpore parameter
-    with no torch tensor, is an error; ``num_batches_tracked`` is always dropped.
+    with no torch tensor, is an error; ``num_batches_tracked`` is always dropped, and so is a second path to a
+    loaded tensor (a module registered twice).
     """
     import mindspore as ms
 
@@ -349,6 +362,8 @@ def torch_to_mindspore(state_dict, ms_net, strict: bool = True) -> dict:
         plan.append((p, arr, e))
     dropped = set(nm.dropped)
     extra = [k for k in sd if k not in used and k not in dropped and not k.endswith("num_batches_tracked")]
+    shared = _aliases(sd, used)  # one module registered under two paths: MindSpore lists its parameters once
+    extra = [k for k in extra if k not in shared]
     if strict and missing:
         raise WeightsError(f"state_dict lacks {len(missing)} tensor(s) the MindSpore network needs: "
                            + ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else ""))

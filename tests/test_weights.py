@@ -192,3 +192,30 @@ def test_cli_round_trip_and_errors(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if ".tmp" in p]
     r = _cli("missing.pth", "-o", "x.ckpt", cwd=tmp_path)
     assert r.returncode == 2 and "missing.pth: no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_module_registered_under_two_paths_loads_once():
+    """CoaT shares one positional encoder between its stage and its blocks: torch's state_dict lists the tensor under
+    both paths, MindSpore's parameters once; the second path is an alias, not a tensor without a home."""
+    class TNet(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cpe = tnn.Linear(3, 3)
+            self.block = tnn.Sequential(tnn.ReLU())
+            self.block.cpe = self.cpe
+
+    class MNet(mnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.cpe = mnn.Dense(3, 3)
+            self.block = mnn.SequentialCell(mnn.ReLU())
+            self.block.cpe = self.cpe
+
+    t, m = TNet(), MNet()
+    sd = t.state_dict()
+    assert "block.cpe.weight" in sd
+    used = torch_to_mindspore(sd, m)
+    assert set(used) == {"cpe.weight", "cpe.bias"}
+    np.testing.assert_array_equal(m.cpe.weight.asnumpy(), t.cpe.weight.detach().numpy())
+    with pytest.raises(WeightsError, match="block.cpe.weight"):  # a copy is not an alias: it needs a home
+        torch_to_mindspore({k: v.clone() for k, v in sd.items()}, m)

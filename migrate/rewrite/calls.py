@@ -107,6 +107,10 @@ class Call:
         e = self.entry
         for name, reason in e.unsupported.items():
             if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
+                if name in e.allow and e.value and e.kind != "method" and self.literal(name) is NOT_LITERAL:
+                    # known only when it runs (timm's padding_mode=padding_mode): the entry's torch-signature
+                    # callable accepts what is allowed then and raises for the rest
+                    return self.node.with_changes(func=expr(e.value))
                 raise Unsupported(f"{name}={code(self.bound[name])}: {reason}")
         if self.forwarded and e.value and e.kind != "method":
             # ``nn.Conv2d(a, b, **kwargs)``: the keys are known only when it runs, and the entry has a callable

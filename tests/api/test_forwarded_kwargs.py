@@ -85,6 +85,14 @@ def test_an_entry_with_a_torch_signature_callable_takes_every_forwarded_key():
         _run_converted(HEADER + "opts = {'padding_mode': 'reflect'}\nm = nn.Conv2d(3, 4, 3, **opts)\n")
 
 
+def test_an_allowed_value_known_only_at_run_time_goes_to_the_torch_signature_callable():
+    """timm's PiT: ``nn.Conv2d(..., padding_mode=padding_mode, groups=c)``: 'zeros' converts when it runs."""
+    code = _run_converted(HEADER + "mode = 'zeros'\nm = nn.Conv2d(4, 4, 3, padding=1, padding_mode=mode, groups=4)\n")
+    assert "_MsmigrateConv2d(4, 4, 3, padding=1, padding_mode=mode, groups=4)" in code
+    with pytest.raises(NotImplementedError, match="padding_mode='reflect'"):
+        _run_converted(HEADER + "mode = 'reflect'\nm = nn.Conv2d(4, 4, 3, padding_mode=mode)\n")
+
+
 def test_a_key_given_twice_raises_like_torch():
     with pytest.raises(TypeError):
         _run_converted(HEADER + "opts = {'stride': 2}\nm = nn.Conv2d(3, 4, 3, stride=1, **opts)\n")
