@@ -501,6 +501,22 @@ class Rewriter(cst.CSTTransformer):
             self._statement_calls.add(id(node.value))
             self._pure_links |= inplace.subscript_chain(node.value, self.table)
 
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        """``m.stride = (1, 1)`` on a Conv2d (``isinstance(m, nn.Conv2d)``, or a conv the file built): torch reads
+        the attribute at every call, MindSpore's kernel took it when the cell was built, so a generated helper sets
+        it and builds the kernel again (smp's DeepLabV3 dilates its encoder this way)."""
+        if len(original.targets) != 1:
+            return updated
+        t = original.targets[0].target
+        if not (isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.attr.value in _CONV_REBUILT):
+            return updated
+        layer = next((lay for name, lay, _, _ in reversed(self._narrowed) if name == t.value.value), None)
+        if (layer or self.resolver.layer_of(t.value)) != "torch.nn.Conv2d":
+            return updated
+        self._ok(f"torch.nn.Conv2d.{t.attr.value} (set; the kernel is built again)")
+        return cst.Expr(value=expr(f'_msmigrate_conv_set({t.value.value}, "{t.attr.value}", {code(updated.value)})'),
+                        semicolon=updated.semicolon)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.value, cst.Call):
             self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
@@ -605,6 +621,7 @@ _TORCH_MODULES = frozenset({"torch", "torch.nn", "torch.nn.functional", "torch.c
                             "torch.distributed", "torch.amp", "torch.utils", "torch.optim"})
 
 
+_CONV_REBUILT = ("stride", "padding", "dilation")  # Conv2d attributes its MindSpore kernel takes when built
 _RENAMED_ATTRS: dict[int, frozenset] = {}
 
 

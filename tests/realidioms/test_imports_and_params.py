@@ -232,3 +232,49 @@ def test_attributes_of_layers_the_file_built():
     exec(compile(out.code, "m.py", "exec"), mns)
     assert mns["width"] == tns["width"]
     np.testing.assert_allclose(mns["scale"].asnumpy(), tns["scale"].detach().numpy(), rtol=1e-6)
+
+
+DILATE = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+    def replace_strides_with_dilation(module, dilation_rate):
+        for mod in module.modules():
+            if isinstance(mod, nn.Conv2d):
+                mod.stride = (1, 1)
+                mod.dilation = (dilation_rate, dilation_rate)
+                kh, kw = mod.kernel_size
+                mod.padding = ((kh // 2) * dilation_rate, (kw // 2) * dilation_rate)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2, padding=1), nn.ReLU(),
+                                      nn.Conv2d(4, 2, 3, stride=2, padding=1))
+            replace_strides_with_dilation(self.body, 2)
+
+        def forward(self, x):
+            return self.body(x)
+""")
+
+
+def test_conv_hyperparameters_set_after_construction():
+    """smp's DeepLabV3 dilates its encoder by setting stride / dilation / padding on built convs: MindSpore's
+    kernel took them at construction, so the converted assignments build it again; outputs equal torch's."""
+    import mindspore as ms
+    import torch
+
+    from migrate.weights import torch_to_mindspore
+
+    out = convert_source(DILATE, "dilate.py")
+    assert not out.unsupported, out.unsupported
+    tns, mns = {}, {}
+    exec(compile(DILATE, "t.py", "exec"), tns)
+    exec(compile(out.code, "m.py", "exec"), mns)
+    t, m = tns["Net"](), mns["Net"]()
+    torch_to_mindspore(t.state_dict(), m)
+    x = np.random.default_rng(0).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    want = t(torch.from_numpy(x)).detach().numpy()
+    got = m(ms.Tensor(x)).asnumpy()
+    assert got.shape == want.shape == (2, 2, 16, 16)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
