@@ -83,7 +83,7 @@ def crack_metrics(logits, masks, threshold=0.5):
     iou: crack-class IoU, f1: crack-class F1 (= Dice), miou: mean of crack and background IoU.
     A pixel is predicted as crack when sigmoid(logit) > threshold.
     """
-    pred = (ops.sigmoid(logits) > threshold).float()
+    pred = (ops.sigmoid((logits if logits.is_floating_point() else logits.float())) > threshold).float()
     tp = (pred * masks).sum()
     fp = (pred * (1.0 - masks)).sum()
     fn = ((1.0 - pred) * masks).sum()

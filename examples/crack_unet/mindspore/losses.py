@@ -33,7 +33,7 @@ class EdgeAwareLoss(nn.Cell):
         self.weight = weight
 
     def construct(self, logits, mask):
-        edge_pred = self.sobel(ops.sigmoid(logits))
+        edge_pred = self.sobel(ops.sigmoid((logits if logits.is_floating_point() else logits.float())))
         edge_true = self.sobel(mask)
         return self.weight * _msm_l1_loss(edge_pred, edge_true, 'mean')
 
@@ -46,7 +46,7 @@ class DiceLoss(nn.Cell):
         self.smooth = smooth
 
     def construct(self, logits, mask):
-        probs = ops.sigmoid(logits)
+        probs = ops.sigmoid((logits if logits.is_floating_point() else logits.float()))
         intersection = (probs * mask).sum(dim=(1, 2, 3))
         total = probs.sum(dim=(1, 2, 3)) + mask.sum(dim=(1, 2, 3))
         dice = (2.0 * intersection + self.smooth) / (total + self.smooth)
