@@ -110,17 +110,23 @@ INIT = textwrap.dedent("""\
 """)
 
 
+def _run_both(source: str, filename: str) -> tuple[dict, dict]:
+    """Run ``source`` and its conversion (which must leave no marker); their module namespaces."""
+    out = convert_source(source, filename)
+    assert not out.unsupported, out.unsupported
+    tns, mns = {}, {}
+    exec(compile(source, "torch_" + filename, "exec"), tns)
+    exec(compile(out.code, "ms_" + filename, "exec"), mns)
+    return tns, mns
+
+
 def test_parameters_by_attribute_in_isinstance_branches():
     """torchvision's ResNet / VGG-BN init loops: the converted Net builds and its parameters hold what torch's do."""
     import torch
 
     from migrate.weights import mindspore_to_torch
 
-    out = convert_source(INIT, "net.py")
-    assert not out.unsupported, out.unsupported
-    tns, mns = {}, {}
-    exec(compile(INIT, "net_torch.py", "exec"), tns)
-    exec(compile(out.code, "net_ms.py", "exec"), mns)
+    tns, mns = _run_both(INIT, "net.py")
     t, m = tns["Net"](), mns["Net"]()
     got = mindspore_to_torch(m, t)
     for k, v in t.state_dict().items():
@@ -189,11 +195,7 @@ FAN_OUT = textwrap.dedent("""\
 def test_instance_attributes_in_isinstance_branches_of_statements_naming_no_torch_object():
     """timm's _init_weights: `fan //= module.groups` names nothing of torch's, yet under the narrowing it is
     Conv2d's `group` in MindSpore; the converted function computes torch's numbers."""
-    out = convert_source(FAN_OUT, "init.py")
-    assert not out.unsupported, out.unsupported
-    tns, mns = {}, {}
-    exec(compile(FAN_OUT, "t.py", "exec"), tns)
-    exec(compile(out.code, "m.py", "exec"), mns)
+    tns, mns = _run_both(FAN_OUT, "init.py")
     assert mns["fans"] == tns["fans"]
 
 
@@ -225,11 +227,7 @@ def test_attributes_of_layers_the_file_built():
     """timm's LeViT ConvNorm: ``self.bn.weight`` / ``running_var`` of ``self.bn = nn.BatchNorm2d(c)`` and
     ``self.fc.out_features`` are the MindSpore cell's gamma / moving_variance / out_channels, also in statements
     that name nothing of torch's; the converted values are torch's."""
-    out = convert_source(CONV_NORM, "levit.py")
-    assert not out.unsupported, out.unsupported
-    tns, mns = {}, {}
-    exec(compile(CONV_NORM, "t.py", "exec"), tns)
-    exec(compile(out.code, "m.py", "exec"), mns)
+    tns, mns = _run_both(CONV_NORM, "levit.py")
     assert mns["width"] == tns["width"]
     np.testing.assert_allclose(mns["scale"].asnumpy(), tns["scale"].detach().numpy(), rtol=1e-6)
 
@@ -266,11 +264,7 @@ def test_conv_hyperparameters_set_after_construction():
 
     from migrate.weights import torch_to_mindspore
 
-    out = convert_source(DILATE, "dilate.py")
-    assert not out.unsupported, out.unsupported
-    tns, mns = {}, {}
-    exec(compile(DILATE, "t.py", "exec"), tns)
-    exec(compile(out.code, "m.py", "exec"), mns)
+    tns, mns = _run_both(DILATE, "dilate.py")
     t, m = tns["Net"](), mns["Net"]()
     torch_to_mindspore(t.state_dict(), m)
     x = np.random.default_rng(0).standard_normal((2, 3, 16, 16)).astype(np.float32)
