@@ -6,7 +6,6 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
 from migrate import convert_source
 
@@ -122,8 +121,6 @@ def _run_both(source: str, filename: str) -> tuple[dict, dict]:
 
 def test_parameters_by_attribute_in_isinstance_branches():
     """torchvision's ResNet / VGG-BN init loops: the converted Net builds and its parameters hold what torch's do."""
-    import torch
-
     from migrate.weights import mindspore_to_torch
 
     tns, mns = _run_both(INIT, "net.py")
