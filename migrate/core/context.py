@@ -12,6 +12,7 @@ import libcst as cst
 from ..mapping import Table
 from .diagnostics import Diagnostics
 from .imports import ImportPlan
+from .relevance import Relevance
 from .resolve import Project, Resolver
 
 
@@ -37,6 +38,8 @@ class FileContext:
     # converted statement -> its original statement: later passes report positions with it
     origins: dict = field(default_factory=dict)
     deferred_methods: frozenset = frozenset()  # tensor methods a later pass rewrites (``loss.backward()``)
+    # what each parsed statement holds, by kind of rewrite (core/relevance.py; made by the table pass)
+    relevance: Relevance = field(default_factory=Relevance)
 
     @classmethod
     def create(cls, source: str, filename: str, table: Table, module: cst.Module,
@@ -46,12 +49,19 @@ class FileContext:
         return cls(filename, source, table, module, resolver)
 
     @functools.cached_property
+    def tree(self) -> ast.Module | None:
+        """The source parsed by Python's ``ast`` (fast; for pre-passes that need no layout), None if it cannot be."""
+        try:
+            return ast.parse(self.source)
+        except (SyntaxError, ValueError):
+            return None
+
+    @functools.cached_property
     def loaded_names(self) -> frozenset:
         """Names the file reads anywhere (and those its ``__all__`` lists): a top-level import of a name outside
         this set is a re-export (``from torch.hub import load_state_dict_from_url`` for sibling modules)."""
-        try:
-            tree = ast.parse(self.source)
-        except (SyntaxError, ValueError):
+        tree = self.tree
+        if tree is None:
             return frozenset()
         out = set()
         for node in ast.walk(tree):

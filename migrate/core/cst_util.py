@@ -21,6 +21,21 @@ class Misfit(Unsupported):
     taken for a look-alike (``act(F, x)``'s ``F.relu(x)``) and left alone."""
 
 
+def _concrete(base: type) -> frozenset:
+    out, todo = set(), [base]
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if not getattr(cls, "__abstractmethods__", None):
+            out.add(cls)
+    return frozenset(out)
+
+
+#: the statement node types, for ``type(node) in STATEMENT_TYPES``: libcst's nodes have ABCMeta for a metaclass,
+#: so ``isinstance`` against them goes through ``ABCMeta.__instancecheck__`` (a few times per node of every walk)
+STATEMENT_TYPES = _concrete(cst.BaseCompoundStatement) | {cst.SimpleStatementLine}
+
+
 def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 

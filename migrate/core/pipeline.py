@@ -129,8 +129,8 @@ def _convert(code: str, filename: str, module: cst.Module, project: Project | No
                             "that the converted code uses cannot be imported: rename that name", module)
             ctx.imports.needed.discard(short)
     new = ctx.imports.apply(new, existing)
-    new = operators.define_helpers(new, ctx)  # helper functions go below the imports
-    result = FileResult(filename, new.code, api_calls=ctx.uses, converted=ctx.converted, apis=ctx.apis)
+    code = operators.define_helpers(new, ctx)  # helper functions go below the imports
+    result = FileResult(filename, code, api_calls=ctx.uses, converted=ctx.converted, apis=ctx.apis)
     records = ctx.diagnostics.records
     if records:
         lines = start_lines(module, [r.node for r in records])

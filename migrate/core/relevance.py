@@ -1,10 +1,18 @@
-"""Which statements a pass can skip: an ``ast`` pre-pass over the same source.
+"""Which statements a pass can skip: one ``ast`` pre-pass over the same source, read by every pass.
 
-A statement is *relevant* when something in it could be rewritten: a name bound by a torch import, by an
-import of a local module (its exports may be torch's) or by a class of the file; or a method call whose name is
-in the table (or is one of torch.Tensor's). The table pass does not walk into the other statements (their
-bindings are still recorded), which is where most of a model file's lines are: config dicts, shape arithmetic,
-``x = self.conv(x)``.
+For each statement the pre-pass records which *kinds* of rewrite could apply inside it (a bit each):
+
+* ``API`` (the table pass): a name bound by a torch import, by an import of a local module (its exports may be
+  torch's) or by a class of the file; a method call whose name is in the table (or is one of torch.Tensor's); an
+  attribute a layer's MindSpore cell spells otherwise; an import.
+* ``OPERATORS`` (rewrite/operators.py): ``~``, ``<<``, ``>>``, ``&``, ``|``, ``^``, ``**``, an augmented
+  assignment, a subscript of ``.data``.
+* ``PARAM_GROUPS`` (the training pass's no_grad walk): ``.param_groups``.
+
+The table pass does not walk into a statement without ``API`` (its bindings are still recorded), which is where
+most of a model file's lines are: config dicts, shape arithmetic, ``x = self.conv(x)``. A later pass skips a
+statement only when the table pass left it as parsed (not walked, or walked with nothing rewritten: ``same``) and
+it holds nothing of that pass's kind. Defs and classes are never skipped (their bodies are paired).
 
 libcst and ``ast`` statements are paired by structure (a libcst line of ``k`` small statements is ``k`` ast
 statements; compound statements pair their bodies, ``elif`` / ``else`` / handlers / ``finally`` included), so no
@@ -20,36 +28,56 @@ import libcst as cst
 
 _STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
 
+API, OPERATORS, PARAM_GROUPS = 1, 2, 4
+_ALL = API | OPERATORS | PARAM_GROUPS
+_OPERATOR_NODES = (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor, ast.Pow)
+
 
 class _Mismatch(Exception):
     pass
 
 
-#: set to False to walk every statement (benchmarks/convert_speed.py compares both; outputs must be identical)
+#: set to False to walk every statement (benchmarks/convert_speed.py and tests/core/test_relevance.py compare
+#: both; outputs must be identical)
 ENABLED = True
 
 
-def skippable(module: cst.Module, source: str, methods: frozenset | set, attrs: frozenset | set = frozenset()
-              ) -> set[int]:
-    """ids of the libcst statements of ``module`` that hold nothing to rewrite (never a def or class). ``attrs``:
-    attribute names a layer's MindSpore cell spells otherwise (``self.bn.weight`` is ``self.bn.gamma``)."""
-    if not ENABLED:
-        return set()
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    names = _interesting_names(tree)
-    if names is None:
-        return set()
-    relevant: dict[int, bool] = {}
+class Relevance:
+    """The kinds each statement of one parsed module holds. It keeps the statements it describes alive, so an id
+    is never that of a node made later."""
+
+    def __init__(self, masks: dict[int, int] | None = None, nodes: dict[int, cst.CSTNode] | None = None):
+        self._masks = masks or {}
+        self._nodes = nodes or {}
+
+    def skip(self, node: cst.CSTNode, kind: int) -> bool:
+        """Whether ``node`` is an unchanged statement of the parsed module with nothing of ``kind`` inside."""
+        return self._nodes.get(id(node)) is node and not self._masks[id(node)] & kind
+
+    def same(self, new: cst.CSTNode, original: cst.CSTNode) -> None:
+        """``new`` is ``original`` rebuilt by a walk that rewrote nothing in it: it holds what ``original`` holds."""
+        if new is not original and self._nodes.get(id(original)) is original:
+            self._masks[id(new)] = self._masks[id(original)]
+            self._nodes[id(new)] = new
+
+
+def analyse(module: cst.Module, tree: ast.Module | None, methods: frozenset | set,
+            attrs: frozenset | set = frozenset()) -> Relevance:
+    """The kinds of every statement of ``module``; ``tree``: the same source parsed by ``ast`` (None: nothing is
+    skipped). ``methods``: method names the table pass rewrites; ``attrs``: attribute names a layer's MindSpore
+    cell spells otherwise (``self.bn.weight`` is ``self.bn.gamma``)."""
+    if not ENABLED or tree is None:
+        return Relevance()
+    names = _interesting_names(tree)  # None: any name may be torch's
+    relevant: dict[int, int] = {}
     _mark(tree, names, methods, attrs, relevant)
-    out: set[int] = set()
+    masks: dict[int, int] = {}
+    nodes: dict[int, cst.CSTNode] = {}
     try:
-        _pair(list(module.body), tree.body, relevant, out)
+        _pair(list(module.body), tree.body, relevant, masks, nodes)
     except _Mismatch:
-        return set()
-    return out
+        return Relevance()
+    return Relevance(masks, nodes)
 
 
 def _interesting_names(tree: ast.Module) -> set[str] | None:
@@ -70,22 +98,39 @@ def _interesting_names(tree: ast.Module) -> set[str] | None:
     return names
 
 
-def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, bool]) -> bool:
-    hit = False
+def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int:
+    mask = 0
     if isinstance(node, ast.Name):
-        hit = node.id in names
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        hit = node.func.attr in methods
+        if names is None or node.id in names:
+            mask = API
     elif isinstance(node, ast.Attribute):
-        hit = node.attr in attrs
+        if node.attr in attrs:
+            mask = API
+        if node.attr == "param_groups":
+            mask |= PARAM_GROUPS
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in methods:
+            mask = API
+    elif isinstance(node, ast.BinOp):
+        if isinstance(node.op, _OPERATOR_NODES):
+            mask = OPERATORS
+    elif isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Invert):
+            mask = OPERATORS
+    elif isinstance(node, ast.AugAssign):
+        mask = OPERATORS
+    elif isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "data":
+            mask = OPERATORS
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
-        hit = True  # the table pass removes torch imports; cheap to keep
+        mask = API  # the table pass removes torch imports; cheap to keep
+    if names is None and isinstance(node, ast.stmt):
+        mask |= API
     for child in ast.iter_child_nodes(node):
-        if _mark(child, names, methods, attrs, relevant):
-            hit = True
+        mask |= _mark(child, names, methods, attrs, relevant)
     if isinstance(node, ast.stmt):
-        relevant[id(node)] = hit
-    return hit
+        relevant[id(node)] = mask
+    return mask
 
 
 class _Suite(list):
@@ -101,7 +146,7 @@ def _block(body) -> list:
     raise _Mismatch
 
 
-def _pair(cst_stmts: list, ast_stmts: list, relevant: dict[int, bool], out: set[int]) -> None:
+def _pair(cst_stmts: list, ast_stmts: list, relevant: dict[int, int], masks: dict, nodes: dict) -> None:
     i = 0
     for s in cst_stmts:
         if isinstance(s, cst.SimpleStatementLine):
@@ -110,58 +155,71 @@ def _pair(cst_stmts: list, ast_stmts: list, relevant: dict[int, bool], out: set[
             if len(group) != k:
                 raise _Mismatch
             i += k
-            if not isinstance(cst_stmts, _Suite) and not any(relevant.get(id(a), True) for a in group):
-                out.add(id(s))
+            if not isinstance(cst_stmts, _Suite):
+                _record(s, _or(relevant.get(id(a), _ALL) for a in group), masks, nodes)
             continue
         if i >= len(ast_stmts):
             raise _Mismatch
         a = ast_stmts[i]
         i += 1
-        _pair_compound(s, a, relevant, out)
+        _pair_compound(s, a, relevant, masks, nodes)
     if i != len(ast_stmts):
         raise _Mismatch
 
 
-def _pair_compound(s, a, relevant, out) -> None:
+def _or(values) -> int:
+    mask = 0
+    for v in values:
+        mask |= v
+    return mask
+
+
+def _record(stmt, mask: int, masks: dict, nodes: dict) -> None:
+    masks[id(stmt)] = mask
+    nodes[id(stmt)] = stmt
+
+
+def _pair_compound(s, a, relevant, masks, nodes) -> None:
     if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
         if not isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or a.name != s.name.value:
             raise _Mismatch
-        _pair(_block(s.body), a.body, relevant, out)
+        _pair(_block(s.body), a.body, relevant, masks, nodes)
         return
-    if not relevant.get(id(a), True):  # nothing to rewrite anywhere inside
-        out.add(id(s))
+    mask = relevant.get(id(a), _ALL)
+    _record(s, mask, masks, nodes)
+    if not mask:  # nothing of any kind anywhere inside
         return
     if isinstance(s, cst.If) and isinstance(a, ast.If):
-        _pair(_block(s.body), a.body, relevant, out)
+        _pair(_block(s.body), a.body, relevant, masks, nodes)
         orelse = s.orelse
         if isinstance(orelse, cst.If):
             if len(a.orelse) != 1:
                 raise _Mismatch
-            _pair_compound(orelse, a.orelse[0], relevant, out)
+            _pair_compound(orelse, a.orelse[0], relevant, masks, nodes)
         elif isinstance(orelse, cst.Else):
-            _pair(_block(orelse.body), a.orelse, relevant, out)
+            _pair(_block(orelse.body), a.orelse, relevant, masks, nodes)
         elif a.orelse:
             raise _Mismatch
     elif isinstance(s, (cst.For, cst.While)) and isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
-        _pair(_block(s.body), a.body, relevant, out)
+        _pair(_block(s.body), a.body, relevant, masks, nodes)
         if s.orelse is not None:
-            _pair(_block(s.orelse.body), a.orelse, relevant, out)
+            _pair(_block(s.orelse.body), a.orelse, relevant, masks, nodes)
     elif isinstance(s, cst.With) and isinstance(a, (ast.With, ast.AsyncWith)):
-        _pair(_block(s.body), a.body, relevant, out)
+        _pair(_block(s.body), a.body, relevant, masks, nodes)
     elif isinstance(s, (cst.Try, cst.TryStar)) and isinstance(a, (ast.Try, ast.TryStar)):
-        _pair(_block(s.body), a.body, relevant, out)
+        _pair(_block(s.body), a.body, relevant, masks, nodes)
         if len(s.handlers) != len(a.handlers):
             raise _Mismatch
         for h, ah in zip(s.handlers, a.handlers):
-            _pair(_block(h.body), ah.body, relevant, out)
+            _pair(_block(h.body), ah.body, relevant, masks, nodes)
         if s.orelse is not None:
-            _pair(_block(s.orelse.body), a.orelse, relevant, out)
+            _pair(_block(s.orelse.body), a.orelse, relevant, masks, nodes)
         if s.finalbody is not None:
-            _pair(_block(s.finalbody.body), a.finalbody, relevant, out)
+            _pair(_block(s.finalbody.body), a.finalbody, relevant, masks, nodes)
     elif isinstance(s, cst.Match) and isinstance(a, ast.Match):
         if len(s.cases) != len(a.cases):
             raise _Mismatch
         for c, ac in zip(s.cases, a.cases):
-            _pair(_block(c.body), ac.body, relevant, out)
+            _pair(_block(c.body), ac.body, relevant, masks, nodes)
     else:
         raise _Mismatch

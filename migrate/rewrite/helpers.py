@@ -105,19 +105,42 @@ def may_need(source: str) -> bool:
     return any(word in source for word in ("cat", "stack", "concat"))
 
 
+def _definitions(module: cst.Module, code: str) -> list:
+    """The statements defining the helpers ``code`` (the text of ``module``) calls and does not define."""
+    used = [name for name in dict.fromkeys(_CALL.findall(code)) if name in HELPERS]
+    defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    defs = [stmt for n in used if n not in defined for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
+    return [d.with_changes(leading_lines=[cst.EmptyLine()] * (1 if i == 0 else 2)) if isinstance(d, cst.FunctionDef)
+            else d for i, d in enumerate(defs)]
+
+
 def insert(module: cst.Module, after) -> cst.Module:
     """Define the helpers ``module`` calls; ``after(body)`` gives the index to insert them at."""
-    used = [name for name in dict.fromkeys(_CALL.findall(module.code)) if name in HELPERS]
-    defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
-    missing = [n for n in used if n not in defined]
-    if not missing:
+    defs = _definitions(module, module.code)
+    if not defs:
         return module
     body = list(module.body)
     at = after(body)
-    defs = [stmt for n in missing for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
-    defs = [d.with_changes(leading_lines=[cst.EmptyLine()] * (1 if i == 0 else 2)) if isinstance(d, cst.FunctionDef)
-            else d for i, d in enumerate(defs)]
     if at < len(body) and not body[at].leading_lines:  # the file's own code starts two lines below the helpers
         body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
     body[at:at] = defs
     return module.with_changes(body=body)
+
+
+def insert_code(module: cst.Module, code: str, after) -> str:
+    """``insert(module, after).code``, given ``code == module.code``, without generating the whole module again:
+    the helpers' text goes in after the text of the statements before ``after(body)``."""
+    defs = _definitions(module, code)
+    if not defs:
+        return code
+    body = list(module.body)
+    at = after(body)
+    head = module.with_changes(body=body[:at], footer=(), has_trailing_newline=True)
+    prefix = head.code if (at or module.header) else ""
+    if not code.startswith(prefix) or (at == len(body) and module.footer):
+        return insert(module, after).code  # not a plain prefix (never seen): the slow way
+    text = module.with_changes(header=(), body=defs, footer=(), has_trailing_newline=True).code
+    rest = code[len(prefix):]
+    if at < len(body) and not body[at].leading_lines:
+        rest = module.default_newline * 2 + rest
+    return prefix + text + rest

@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..core import emit
+from ..core import emit, relevance
+from ..core.cst_util import STATEMENT_TYPES
 from ..core.imports import after_preamble
 from . import helpers
 
@@ -130,6 +131,11 @@ class _Operators(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._aliased.append(_alias_names(node.body))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in STATEMENT_TYPES and self.ctx.relevance.skip(node, relevance.OPERATORS):
+            return False  # untouched by the table pass and no operator inside (core/relevance.py)
+        return super().on_visit(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         params = [p.name.value for p in (*node.params.posonly_params, *node.params.params,
@@ -387,8 +393,10 @@ def run(module: cst.Module, ctx) -> cst.Module:
     return module.visit(_Operators(ctx))
 
 
-def define_helpers(module: cst.Module, ctx) -> cst.Module:
-    """After the imports are applied: define the helpers (rewrite/helpers.py) that converted calls use."""
+def define_helpers(module: cst.Module, ctx) -> str:
+    """After the imports are applied: the text of ``module`` with the helpers (rewrite/helpers.py) that converted
+    calls use defined below the imports."""
+    code = module.code
     if helpers.used_apis(ctx):
-        return helpers.insert(module, _after_imports)
-    return module
+        return helpers.insert_code(module, code, _after_imports)
+    return code

@@ -28,7 +28,8 @@ import re
 
 import libcst as cst
 
-from ..core import emit
+from ..core import emit, relevance
+from ..core.cst_util import STATEMENT_TYPES
 
 from .calls import code
 from ..core.diagnostics import add_markers
@@ -1094,6 +1095,14 @@ class _NoGrad(cst.CSTTransformer):
         super().__init__()
         self.tp = tp
         self.targets: set[int] = set()
+        # a model file (no optimizer, no launcher) walks only what the table pass rewrote, and param_groups reads
+        self._skip = not (tp.optimizers or tp.torchrun)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if (self._skip and type(node) in STATEMENT_TYPES
+                and self.tp.ctx.relevance.skip(node, relevance.PARAM_GROUPS)):
+            return False  # untouched by the table pass: no torch name, no param_groups (core/relevance.py)
+        return super().on_visit(node)
 
     def visit_AssignTarget(self, node):
         self.targets.add(id(node.target))

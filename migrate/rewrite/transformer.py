@@ -28,8 +28,8 @@ from ..core.context import FileContext
 from ..core import emit
 from ..core.diagnostics import add_markers, new_markers
 from ..core.imports import MS_OBJECTS, torch_import_line
-from ..core.relevance import skippable
-from ..core.cst_util import dotted, rename_root, root as _root
+from ..core import relevance
+from ..core.cst_util import STATEMENT_TYPES, dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
 from ..core.walk import Binder
 from ..mapping import Entry
@@ -83,10 +83,10 @@ class Rewriter(cst.CSTTransformer):
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
         self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
-        self._irrelevant: set[int] = set()  # statements with nothing to rewrite (not walked)
         self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
+        self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
 
     def _finish_statement(self, original, result, messages):
@@ -137,21 +137,23 @@ class Rewriter(cst.CSTTransformer):
         return None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.Module):
-            self._irrelevant = skippable(node, self.ctx.source, self._method_names, _renamed_attrs(self.table))
+        if type(node) is cst.Module:
+            self.ctx.relevance = relevance.analyse(node, self.ctx.tree, self._method_names,
+                                                   _renamed_attrs(self.table))
         self.binder.enter(node)
-        if isinstance(node, cst.If):
+        if type(node) is cst.If:
             self._narrow(node)
         elif id(node) in self._narrowing:
             self._narrowed.append(self._narrowing.pop(id(node)))
-        if isinstance(node, _STATEMENTS):
+        if type(node) in STATEMENT_TYPES:
             self._pending.append([])
+            self._changed.append(False)
             self._stmt_depth += 1
             if self._carry and self._carry_to is None:
                 self._carry_to = id(node)
             # nothing to rewrite inside (core/relevance.py), unless an isinstance narrowing renames attributes
             # there (``m.groups`` under ``isinstance(m, nn.Conv2d)`` names no torch object itself)
-            if id(node) in self._irrelevant and not self._narrowed:
+            if not self._narrowed and self.ctx.relevance.skip(node, relevance.API):
                 self.binder.bind_only(node, enter=False)  # its bindings still count
                 return False
         return super().on_visit(node)
@@ -161,7 +163,7 @@ class Rewriter(cst.CSTTransformer):
         self.binder.exit(original)
         if self._narrowed and self._narrowed[-1][3] == id(original):
             self._narrowed.pop()
-        if isinstance(original, _STATEMENTS):
+        if type(original) in STATEMENT_TYPES:
             self._stmt_depth -= 1
             messages = self._pending.pop()
             if isinstance(result, cst.FlattenSentinel) and result.nodes:  # one statement became several
@@ -171,6 +173,13 @@ class Rewriter(cst.CSTTransformer):
                     self._top_kept += len(more)
             elif isinstance(result, _STATEMENTS):
                 result = self._finish_statement(original, result, messages)
+            changed = self._changed.pop() or result is not updated
+            if not changed:  # walked, nothing rewritten: later passes read it as the parsed statement
+                self.ctx.relevance.same(result, original)
+            elif self._changed:
+                self._changed[-1] = True
+        elif result is not updated and self._changed:
+            self._changed[-1] = True
         return result
 
     # -- imports --------------------------------------------------------------------------------------
