@@ -36,6 +36,60 @@ def _concrete(base: type) -> frozenset:
 STATEMENT_TYPES = _concrete(cst.BaseCompoundStatement) | {cst.SimpleStatementLine}
 
 
+#: nodes whose subtree holds no name and no expression (whitespace, comments, punctuation, operators, number and
+#: plain string literals): no pass rewrites inside them, and a walk that does not descend into them (``on_visit``
+#: returns False) visits well under half of a module's nodes (whitespace alone is ~45 % of them)
+TOKEN_TYPES = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine,
+    cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar, cst.Asynchronous,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+    cst.RightCurlyBrace, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis,
+    *_concrete(cst.BaseBinaryOp), *_concrete(cst.BaseBooleanOp), *_concrete(cst.BaseCompOp),
+    *_concrete(cst.BaseUnaryOp), *_concrete(cst.BaseAugOp)})
+
+
+class Transformer(cst.CSTTransformer):
+    """libcst's transformer, for walks over whole modules: ``visit_X`` / ``leave_X`` looked up once per node type
+    (libcst formats the method name and calls ``getattr`` at every node), token nodes (``TOKEN_TYPES``) not walked
+    into, and no per-field hooks (``visit_X_field``: none is defined here; defining one raises)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._hooks = {}
+        own = {n for k in cls.__mro__ if issubclass(k, Transformer) and k is not Transformer for n in vars(k)}
+        fields = [n for n in own if n.startswith(("visit_", "leave_")) and n.count("_") > 1
+                  and n.split("_", 2)[1][:1].isupper()]
+        if fields:
+            raise TypeError(f"{cls.__name__}: per-field hooks are not called by Transformer: {fields}")
+
+    def _hooks_of(self, t: type) -> tuple:
+        hooks = type(self)._hooks.get(t)
+        if hooks is None:
+            hooks = type(self)._hooks[t] = (getattr(type(self), f"visit_{t.__name__}", None),
+                                            getattr(type(self), f"leave_{t.__name__}", None))
+        return hooks
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        t = type(node)
+        if t in TOKEN_TYPES:
+            return False
+        visit = self._hooks_of(t)[0]
+        return visit is None or visit(self, node) is not False
+
+    def on_leave(self, original_node, updated_node):
+        t = type(original_node)
+        if t in TOKEN_TYPES:
+            return updated_node
+        leave = self._hooks_of(t)[1]
+        return updated_node if leave is None else leave(self, original_node, updated_node)
+
+    def on_visit_attribute(self, node, attribute) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node, attribute) -> None:
+        return None
+
+
 def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 

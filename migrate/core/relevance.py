@@ -80,9 +80,26 @@ def analyse(module: cst.Module, tree: ast.Module | None, methods: frozenset | se
     return Relevance(masks, nodes)
 
 
+def _statements(body: list):
+    """Every statement of ``body``, nested ones included (imports and classes are statements: no expression
+    needs walking to find them)."""
+    todo = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                for child in reversed(inner):
+                    if isinstance(child, (ast.excepthandler, ast.match_case)):
+                        todo.extend(reversed(child.body))
+                    else:
+                        todo.append(child)
+
+
 def _interesting_names(tree: ast.Module) -> set[str] | None:
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.split(".")[0] == "torch":

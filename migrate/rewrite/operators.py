@@ -45,7 +45,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import emit, relevance
-from ..core.cst_util import STATEMENT_TYPES
+from ..core.cst_util import STATEMENT_TYPES, Transformer
 from ..core.imports import after_preamble
 from . import helpers
 
@@ -121,7 +121,7 @@ def _shift(fn: str, op: str, left, right) -> cst.BaseExpression:
                  f"({_code(left)}, {_code(right)})")
 
 
-class _Operators(cst.CSTTransformer):
+class _Operators(Transformer):
     def __init__(self, ctx):
         super().__init__()
         self.ctx = ctx

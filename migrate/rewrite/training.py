@@ -29,7 +29,7 @@ import re
 import libcst as cst
 
 from ..core import emit, relevance
-from ..core.cst_util import STATEMENT_TYPES
+from ..core.cst_util import STATEMENT_TYPES, Transformer
 
 from .calls import code
 from ..core.diagnostics import add_markers
@@ -1086,7 +1086,7 @@ def _step_recv(stmt):
     return code(c.func.value) if c is not None and not c.args else None
 
 
-class _NoGrad(cst.CSTTransformer):
+class _NoGrad(Transformer):
     """Unwrap ``with ms._no_grad():`` and drop ``@ms._no_grad()``; add the dataset seed next to ms.set_seed;
     mark clipping calls the step rewrite did not consume; read ``opt.param_groups[i]['lr']`` as a float (MindSpore
     keeps the lr in a Parameter that later steps update in place: a logged value would change with it)."""

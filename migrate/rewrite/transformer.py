@@ -29,7 +29,7 @@ from ..core import emit
 from ..core.diagnostics import add_markers, new_markers
 from ..core.imports import MS_OBJECTS, torch_import_line
 from ..core import relevance
-from ..core.cst_util import STATEMENT_TYPES, dotted, rename_root, root as _root
+from ..core.cst_util import STATEMENT_TYPES, TOKEN_TYPES, Transformer, dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
 from ..core.walk import Binder
 from ..mapping import Entry
@@ -61,7 +61,7 @@ def _is_torch_import(node) -> bool:
     return not node.relative and node.module is not None and (dotted(node.module) or "").split(".")[0] == "torch"
 
 
-class Rewriter(cst.CSTTransformer):
+class Rewriter(Transformer):
     """The table-driven pass over one file (``run(ctx)``)."""
 
     def __init__(self, ctx: FileContext) -> None:
@@ -130,13 +130,9 @@ class Rewriter(cst.CSTTransformer):
                 return rename_root(updated, alias)
         return updated
 
-    def on_visit_attribute(self, node, attribute) -> None:  # no per-field hooks here: skip libcst's lookups
-        return None
-
-    def on_leave_attribute(self, original_node, attribute) -> None:
-        return None
-
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in TOKEN_TYPES:  # nothing to rewrite or bind inside (core/cst_util.py)
+            return False
         if type(node) is cst.Module:
             self.ctx.relevance = relevance.analyse(node, self.ctx.tree, self._method_names,
                                                    _renamed_attrs(self.table))
@@ -159,6 +155,8 @@ class Rewriter(cst.CSTTransformer):
         return super().on_visit(node)
 
     def on_leave(self, original, updated):
+        if type(original) in TOKEN_TYPES:
+            return updated
         result = super().on_leave(original, updated)
         self.binder.exit(original)
         if self._narrowed and self._narrowed[-1][3] == id(original):
