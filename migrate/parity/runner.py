@@ -244,6 +244,7 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     t_meta = {k: (path, typ) for k, (path, typ, _) in t_records.items()}
     rows: dict = {}
     straddles: dict = {}  # ReLU-like layer -> the elements torch and MindSpore put on different sides of a kink
+    pool_routes: dict = {}  # max-pool layer -> which input won each window in MindSpore (flat, per plane)
     ms_types: dict = {}
     last: dict = {}  # the previous comparison: (torch tensors, MindSpore arrays, row)
 
@@ -283,6 +284,10 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
             found = _straddles(torch_model, t_meta[key], ref[2][0], arrays[0])
             if found is not None:
                 straddles[key] = found
+        elif t_meta[key][1] in _POOL_KINKS and len(ref[2]) == len(arrays) == 1 and ms_rec.inputs:
+            won = _pool_winners(torch_model, t_meta[key], ms_rec.inputs[0], arrays[0], ref[2][0])
+            if won is not None:
+                pool_routes[key] = won
         if not row["passed"] and reference and row.get("tier") == "float32":
             stash.add(("fwd", key), row, ref[2], arrays)
 
@@ -291,7 +296,8 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     on_grad = _grad_comparer(rec, t_meta, ms_types, grad_rows, seen_grads, grtol, atol, no_params,
                              stash if reference and no_params else None)
 
-    ms_rec = MsRecorder(ms_model, on_forward, on_grad if layer_hooks else None)
+    ms_rec = MsRecorder(ms_model, on_forward, on_grad if layer_hooks else None,
+                        want_inputs=lambda k: k in t_meta and t_meta[k][1] in _POOL_KINKS and backward)
     # torch's thread pool fighting MindSpore's made the metrics 20x slower: one torch thread meanwhile
     torch_threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -356,10 +362,12 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         # cheap tier 2: is MindSpore as close to torch as torch is to itself under the observed forward difference?
         t0 = time.perf_counter()
         routed: dict = {}
-        routing = _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles, routed)
+        routing = _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles, routed,
+                                 pool_routes)
         report.timing["routing_s"] = time.perf_counter() - t0
         _judge_routing(report, stash, screened, routing, routed, grtol, atol)
         del routed
+    pool_routes.clear()
     if stash.items:
         t0 = time.perf_counter()
         _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params)
@@ -478,16 +486,91 @@ def _straddles(torch_model, meta, t_out, m_out):
         past = bound - max(tiny, abs(bound) * 1e-7) if above else bound + max(tiny, abs(bound) * 1e-7)
         vals.append(torch.where(m_side[where], m[where], torch.full_like(m[where], past)))
         idx.append(where)
-    if not idx:
-        return None
+    if not idx:  # routed alike everywhere: known exactly, so the routing run adds no noise here
+        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=t.dtype)
     idx, vals = torch.cat(idx), torch.cat(vals)
     if idx.numel() > max(16, STRADDLE_SHARE * t.numel()):
         return None
     return idx, vals.to(t.dtype)
 
 
+_POOL_KINKS = ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d")
+
+
+def _pool(module, x):
+    """torch's pooling of ``module`` applied to ``x``, with the winners: (values, flat index per plane)."""
+    import torch.nn.functional as F
+
+    typ = type(module).__name__
+    dims = int(typ[-2])
+    if typ.startswith("Adaptive"):
+        fn = getattr(F, f"adaptive_max_pool{dims}d")
+        return fn(x, module.output_size, return_indices=True)
+    fn = getattr(F, f"max_pool{dims}d")
+    return fn(x, module.kernel_size, module.stride, module.padding, module.dilation, ceil_mode=module.ceil_mode,
+              return_indices=True)
+
+
+def _pool_winners(torch_model, meta, ms_in, ms_out, t_out):
+    """Which input won each window of a max-pool in MindSpore: torch's pooling (the same module) of MindSpore's own
+    input, accepted only when it gives MindSpore's output exactly (then the winners are MindSpore's, up to exact
+    ties, which route the same value). A max-pool's output alone cannot say which input won; its input can.
+    Returns the winners (int32 where they fit) or None."""
+    import torch
+
+    path, _typ = meta
+    try:
+        module = torch_model if path == ROOT else torch_model.get_submodule(path)
+        if getattr(module, "return_indices", False):
+            return None
+        x = torch.from_numpy(np.ascontiguousarray(ms_in))
+        if not x.is_floating_point() or tuple(ms_out.shape) != tuple(t_out.shape):
+            return None
+        with torch.no_grad():
+            vals, idx = _pool(module, x)
+    except Exception:  # noqa: BLE001 - no exact routing for this layer: the noise term covers it
+        return None
+    if tuple(vals.shape) != tuple(ms_out.shape) or not np.array_equal(vals.numpy(), ms_out):
+        return None
+    return idx.to(torch.int32) if x[0].numel() < 2 ** 31 else idx
+
+
+def _route_pool(module, x, won):
+    """``x`` (a max-pool's input in the routing run) with each window whose winner differs from MindSpore's
+    (``won``) changed so that MindSpore's winner wins: its value is raised to just above the current winner's (a
+    change within the frameworks' forward difference, since the two were that close). Returns (x, n flipped), or
+    (None, n) when it cannot be done (too many windows differ: not float noise; or overlapping windows)."""
+    import torch
+
+    with torch.no_grad():
+        _, cur = _pool(module, x.detach())
+    if tuple(cur.shape) != tuple(won.shape):
+        return None, 0
+    where = torch.nonzero((cur != won.to(cur.dtype)).reshape(-1)).reshape(-1)
+    n = int(where.numel())
+    if n == 0:
+        return x, 0
+    if n > max(16, STRADDLE_SHARE * cur.numel()):
+        return None, n
+    lead = x.dim() - int(type(module).__name__[-2])  # batch and channel dimensions: one plane per index
+    plane_in, plane_out = int(np.prod(x.shape[lead:])), int(np.prod(cur.shape[lead:]))
+    base = (where // plane_out) * plane_in
+    g_won = base + won.reshape(-1)[where].to(torch.long)
+    g_cur = base + cur.reshape(-1)[where]
+    # in place without autograd seeing it (the gradient still flows through these elements), as for ReLU flips
+    x = x.clone(memory_format=torch.contiguous_format)
+    with torch.no_grad():
+        flat = x.view(-1)
+        top = flat[g_cur]
+        flat[g_won] = torch.nextafter(top, torch.full_like(top, math.inf))
+        _, again = _pool(module, x.detach())
+    if not torch.equal(again, won.to(again.dtype)):  # windows overlap: one change moved another window
+        return None, n
+    return x, n
+
+
 def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles=None,
-                   routed=None) -> dict:
+                   routed=None, pools=None) -> dict:
     """The routing term of the parameter gradients outside the float32 screen: name -> ||g_perturbed - g_torch||.
 
     ReLU and max-pool route each gradient element by a comparison (x > 0, which input is largest). Where the
@@ -507,35 +590,47 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
     from .hooks import _Keys
 
     rms = {k: r.get("rms_diff") for k, r in rows.items() if r.get("rms_diff")}
-    straddles = straddles or {}
+    straddles, pools = straddles or {}, pools or {}
     names = set(screened)
-    if not names or not (rms or straddles):
+    if not names or not (rms or straddles or pools):
         return {}
     buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
     caller = {p: p.grad for p in torch_model.parameters()}
     for p in caller:
         p.grad = None
     gen = torch.Generator().manual_seed(0)
-    keys, handles, hit, flipped = _Keys(), [], [0], [0]
+    keys, handles, flipped, pool_flipped, exact_layers, noised = _Keys(), [], [0], [0], [0], [0]
 
     def pre_hook(path):
         def hook(module, args):
             key = keys.next(path)
-            sigma, flips = rms.get(key), straddles.get(key)
-            if type(module).__name__ not in _KINKS or not (sigma or flips) or not args:
+            sigma, flips, won = rms.get(key), straddles.get(key), pools.get(key)
+            if type(module).__name__ not in _KINKS or not (sigma or flips is not None or won is not None) or not args:
                 return None
             if not hasattr(args[0], "shape") or not args[0].is_floating_point():
                 return None
-            hit[0] += 1
             x = args[0]
-            if sigma:
+            exact = False  # this layer routed exactly as MindSpore routed it: no noise needed
+            if won is not None:
+                routed_x, n = _route_pool(module, x, won)
+                if routed_x is not None:
+                    x, exact = routed_x, True
+                    pool_flipped[0] += n
+            if flips is not None and (not flips[0].numel() or int(flips[0].max()) < x.numel()):
+                exact = True
+                if flips[0].numel():
+                    flipped[0] += int(flips[0].numel())
+                    # in place without autograd seeing it: the gradient still flows through these elements
+                    x = x.clone(memory_format=torch.contiguous_format) if x is args[0] or not x.is_contiguous() else x
+                    with torch.no_grad():
+                        x.view(-1)[flips[0]] = flips[1].to(x.dtype)
+            if exact:
+                exact_layers[0] += 1
+            elif sigma:
+                noised[0] += 1
                 x = x + sigma * torch.randn(x.shape, generator=gen, dtype=x.dtype)
-            if flips is not None and flips[0].numel() and int(flips[0].max()) < x.numel():
-                flipped[0] += int(flips[0].numel())
-                # in place without autograd seeing it: the gradient still flows through these elements
-                x = x.clone(memory_format=torch.contiguous_format) if x is args[0] or not x.is_contiguous() else x
-                with torch.no_grad():
-                    x.view(-1)[flips[0]] = flips[1].to(x.dtype)
+            else:
+                return None
             return (x, *args[1:])
         return hook
 
@@ -565,7 +660,7 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
                 b.copy_(buffers[n])
         for p, g in caller.items():
             p.grad = g
-    if not hit[0]:
+    if not (exact_layers[0] or noised[0]):
         return {}
     terms = {}
     for name, (tg, _mg, axis) in screened.items():
@@ -579,12 +674,18 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
             routed[name] = g
         terms[name] = float((g.to(torch.float64).reshape(-1)
                              - torch.from_numpy(np.ascontiguousarray(tg)).to(torch.float64).reshape(-1)).norm())
+    how = []
+    if exact_layers[0]:
+        how.append(f"{exact_layers[0]} ReLU / max-pool layer(s) routed exactly as MindSpore routed them ("
+                   f"{flipped[0]} element(s) the frameworks put on different sides of a ReLU kink, "
+                   f"{pool_flipped[0]} max-pool window(s) whose winner differed)")
+    if noised[0]:
+        how.append(f"noise of the observed forward difference added at {noised[0]} such layer input(s) whose "
+                   "routing in MindSpore is not known")
     report.determinism.append(
         f"{len(terms)} parameter gradient(s) outside the float32 screen were given a routing term (ReLU / max-pool "
         f"inputs closer than the frameworks' forward difference route gradients differently): how far torch's "
-        f"gradient moved when noise of the observed forward difference was added at {hit[0]} such layer input(s)"
-        + (f", and {flipped[0]} element(s) the frameworks put on different sides of a ReLU kink were routed as "
-           "MindSpore routed them" if flipped[0] else ""))
+        f"gradient moved in a float32 run with " + "; and ".join(how))
     return terms
 
 
@@ -751,6 +852,9 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
         if not needs_backward and not stash.items:
             raise _Judged
 
+    skip = None
+    if wanted and not no_params and all(i[0] == "param" for i in stash.items):
+        skip = _SkipAhead(ref_model, torch_model, wanted)
     rec = TorchRecorder(ref_model, grads=needs_backward, want=want, sink=judge)
     try:
         with torch.set_grad_enabled(needs_backward):
@@ -769,6 +873,13 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
         return
     finally:
         rec.remove()
+        if skip is not None:
+            skip.remove()
+    if skip is not None and skip.skipped:
+        report.determinism.append(
+            f"float64 reference for {len(wanted)} parameter gradient(s) only: the {skip.skipped} layer call(s) that "
+            "run before the first of them (and hold none of them) ran in float32, their outputs promoted to float64 "
+            "(the reference starts at the first screened layer, from torch's own float32 input to it)")
     for name, p in dict(ref_model.named_parameters()).items():
         for ident in [i for i in stash.items if i[0] == "param" and i[1] == name]:
             g = p.grad if p.grad is not None else torch.zeros_like(p)
@@ -785,6 +896,83 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     judged = judged[0]
     report.reference = {"ran": True, "tensors": judged}
     stash.items.clear()
+
+
+class _SkipAhead:
+    """The float64 reference for parameter gradients alone, from the first layer holding one of them on: every layer
+    call that starts before that layer and holds none of the wanted parameters runs as the float32 model's layer
+    (torch_model, no autograd), its output promoted to float64. The gradient of a parameter depends on the input of
+    its layer (which then carries torch's float32 rounding from the layers before, the same rounding torch's and
+    MindSpore's runs start from) and on the backward from the loss to that layer, which passes only through layers
+    that run after it; so nothing it sums is cut. (A layer that reaches a wanted parameter by other means than
+    holding it - a functional call on another layer's weight - would lose that use; holding is checked by identity,
+    so tied and shared parameters are seen.) A layer called before as well as after the start runs in float64
+    from the start on. BatchNorm running statistics of the float32 model are put back afterwards."""
+
+    def __init__(self, ref_model, torch_model, wanted):
+        import torch
+
+        self.torch_model = torch_model
+        self.buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
+        params = dict(ref_model.named_parameters())
+        targets = {id(params[n]) for n in wanted if n in params}
+        self.started, self.skipped, self.patched, self.handles = False, 0, [], []
+        if any(id(p) in targets for p in ref_model.parameters(recurse=False)):
+            return  # the root holds one itself: it starts with the first call
+        for path, m in ref_model.named_modules():
+            if not path:
+                continue
+            if any(id(p) in targets for p in m.parameters(recurse=False)):
+                self.handles.append(m.register_forward_pre_hook(self._start))
+            if any(id(p) in targets for p in m.parameters()):
+                continue  # holds one: runs in float64 (its children decide for themselves)
+            try:
+                twin = torch_model.get_submodule(path)
+            except AttributeError:
+                continue
+            m.forward = self._fast(m.forward, twin)
+            self.patched.append(m)
+        del torch
+
+    def _start(self, module, args):
+        self.started = True
+
+    def _fast(self, orig, twin):
+        import torch
+
+        def forward(*args, **kwargs):
+            if self.started:
+                return orig(*args, **kwargs)
+            with torch.no_grad():
+                out = twin(*_cast(args, torch.float64, torch.float32), **_cast(kwargs, torch.float64, torch.float32))
+            self.skipped += 1
+            return _cast(out, torch.float32, torch.float64)
+        return forward
+
+    def remove(self):
+        import torch
+
+        for m in self.patched:
+            m.__dict__.pop("forward", None)
+        self.patched.clear()
+        for h in self.handles:
+            h.remove()
+        with torch.no_grad():
+            for n, b in self.torch_model.named_buffers():
+                b.copy_(self.buffers[n])
+
+
+def _cast(value, src, dst):
+    """``value`` with every tensor of dtype ``src`` in it (tuples, lists, dicts) converted to ``dst``."""
+    if hasattr(value, "dtype") and hasattr(value, "to"):
+        return value.detach().to(dst) if value.dtype == src else value
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_cast(v, src, dst) for v in value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_cast(v, src, dst) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast(v, src, dst) for k, v in value.items()}
+    return value
 
 
 class _Judged(BaseException):
