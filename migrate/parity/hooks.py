@@ -66,6 +66,7 @@ class TorchRecorder:
         self.in_grads: dict = defaultdict(dict)
         self.shared: set = set()
         self.stack: list = []
+        self.parent: dict = {}  # key -> the key of the call it ran inside (None for the root)
         self.handles: list = []
         self.keys = _Keys()
         self.grads = grads
@@ -82,6 +83,7 @@ class TorchRecorder:
     def _pre(self, path):
         def hook(module, inputs):
             key = self.keys.next(path)
+            self.parent[key] = self.stack[-1] if self.stack else None
             self.stack.append(key)
             if self.want is not None and key in self.want.get("inputs", ()):
                 self.inputs[key] = [x.detach() for x in inputs if hasattr(x, "detach")]

@@ -245,6 +245,10 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     rows: dict = {}
     straddles: dict = {}  # ReLU-like layer -> the elements torch and MindSpore put on different sides of a kink
     pool_routes: dict = {}  # max-pool layer -> which input won each window in MindSpore (flat, per plane)
+    # torch's outputs of the calls the root makes (single tensors), kept for the float64 reference of parameter
+    # gradients: it starts at the first screened layer, and takes the calls before it from here (_SkipAhead)
+    top_outputs: dict = {}
+    keep_top = backward and reference and not no_params
     ms_types: dict = {}
     last: dict = {}  # the previous comparison: (torch tensors, MindSpore arrays, row)
 
@@ -260,6 +264,8 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     def _on_forward(key, path, typ, arrays):
         ms_types[key] = (path, typ)
         ref = t_records.pop(key, None)  # compared now, then freed
+        if ref is not None and keep_top and rec.parent.get(key) == ROOT and len(ref[2]) == 1:
+            top_outputs[key] = ref[2][0]  # a call the root made: the float64 reference may start after it
         if ref is None:
             if report.first_nonfinite["ms"] is None and any(metrics.nonfinite(a) for a in arrays):
                 report.first_nonfinite["ms"] = key
@@ -370,8 +376,9 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     pool_routes.clear()
     if stash.items:
         t0 = time.perf_counter()
-        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params)
+        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs)
         report.timing["reference_s"] = time.perf_counter() - t0
+    top_outputs.clear()
     for row in report.grads:  # float64 verdicts: the routing term joins the floor
         term = routing.get(row["name"])
         if term and row.get("tier") == "float64" and not row["passed"]:
@@ -473,12 +480,13 @@ def _straddles(torch_model, meta, t_out, m_out):
     m = torch.from_numpy(np.ascontiguousarray(m_out)).reshape(-1)
     if t.shape != m.shape or not t.is_floating_point():
         return None
-    idx, vals = [], []
+    idx, vals, sides = [], [], []
     tiny = float(torch.finfo(t.dtype).tiny)
     for bound, above in ((lo, True), (hi, False)):
         if bound is None:
             continue
         t_side, m_side = (t > bound, m > bound) if above else (t < bound, m < bound)
+        sides.append((float(bound), above, np.packbits(m_side.numpy())))
         where = torch.nonzero(t_side != m_side).reshape(-1)
         if where.numel() == 0:
             continue
@@ -487,11 +495,43 @@ def _straddles(torch_model, meta, t_out, m_out):
         vals.append(torch.where(m_side[where], m[where], torch.full_like(m[where], past)))
         idx.append(where)
     if not idx:  # routed alike everywhere: known exactly, so the routing run adds no noise here
-        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=t.dtype)
+        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=t.dtype), sides
     idx, vals = torch.cat(idx), torch.cat(vals)
     if idx.numel() > max(16, STRADDLE_SHARE * t.numel()):
         return None
-    return idx, vals.to(t.dtype)
+    return idx, vals.to(t.dtype), sides
+
+
+def _enforce_sides(x, sides, fresh):
+    """Put every element of ``x`` (a ReLU-like layer's input in the routing run) on the side of each kink that
+    MindSpore's output put it (``sides``: (bound, lower?, packed MindSpore sides)): the replayed straddles are set
+    already, this catches an element the replays upstream moved across (they move values by float noise, so such an
+    element was within that noise of the bound). Moved elements go just past the bound. ``fresh``: ``x`` is a
+    copy already. Returns (x, n moved)."""
+    import torch
+
+    moved = 0
+    tiny = float(torch.finfo(x.dtype).tiny)
+    for bound, above, packed in sides:
+        n = x.numel()
+        if packed.size * 8 < n:
+            continue
+        ms_side = torch.from_numpy(np.unpackbits(packed, count=n).view(bool))
+        flat = x.detach().reshape(-1)
+        cur = flat > bound if above else flat < bound
+        where = torch.nonzero(cur != ms_side).reshape(-1)
+        if not where.numel():
+            continue
+        step = max(tiny, abs(bound) * 1e-7)
+        inside, outside = (bound + step, bound - step) if above else (bound - step, bound + step)
+        if not fresh:
+            x, fresh = x.clone(memory_format=torch.contiguous_format), True
+        with torch.no_grad():
+            vals = torch.where(ms_side[where], torch.full((), inside, dtype=x.dtype),
+                               torch.full((), outside, dtype=x.dtype))
+            x.view(-1)[where] = vals
+        moved += int(where.numel())
+    return x, moved
 
 
 _POOL_KINKS = ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d")
@@ -571,20 +611,20 @@ def _route_pool(module, x, won):
 
 def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles=None,
                    routed=None, pools=None) -> dict:
-    """The routing term of the parameter gradients outside the float32 screen: name -> ||g_perturbed - g_torch||.
+    """The routing term of the parameter gradients outside the float32 screen: name -> ||g_routed - g_torch||.
 
     ReLU and max-pool route each gradient element by a comparison (x > 0, which input is largest). Where the
     compared values are closer than the two frameworks' forward outputs differ, MindSpore can route it one way and
     torch the other; each such flip moves a whole gradient value, and the next convolution's weight gradient sums
     it as an O(1) term. torch's own float32 run flips few of them against float64, so K x torch_err misses them.
-    Evidence for the term: torch float32 forward+backward once more with Gaussian noise, of the rms by which the
-    frameworks' outputs differ at each such layer (measured in the forward comparison), added to that layer's
-    input (fixed seed); routing = ||g_perturbed - g_torch||. A slip in the backward leaves the forward at noise
-    level, so this term stays at noise level beside it.
-    Where a ReLU-like layer's outputs show the very elements the frameworks put on different sides of the kink
-    (``straddles``: torch active, MindSpore not, or the reverse; at most STRADDLE_SHARE of the layer), that run
-    also routes those elements as MindSpore did (their input set to MindSpore's side), so a flip the noise happens
-    to miss is still in the term (vgg19_bn: one of 8,192 elements of classifier.3's output, 4e-6 from 0)."""
+    Evidence for the term: torch float32 forward+backward once more, routed as MindSpore routed it wherever that is
+    known: at a ReLU-like layer (``straddles``: the elements the two outputs put on different sides of the kink, at
+    most STRADDLE_SHARE of the layer, set to MindSpore's side, then every element the replays upstream moved across
+    put back on MindSpore's side, _enforce_sides), at a max-pool (``pools``: MindSpore's winners, read off its
+    input, _pool_winners; _route_pool makes them win). A layer whose routing is not known (another kink type, too
+    many flips, overlapping windows) gets Gaussian noise of the rms by which the frameworks' outputs differ there
+    (measured in the forward comparison) added to its input instead (fixed seed). routing = ||g_routed - g_torch||.
+    A slip in the backward leaves the forward at noise level, so this term stays at noise level beside it."""
     import torch
 
     from .hooks import _Keys
@@ -599,7 +639,7 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
     for p in caller:
         p.grad = None
     gen = torch.Generator().manual_seed(0)
-    keys, handles, flipped, pool_flipped, exact_layers, noised = _Keys(), [], [0], [0], [0], [0]
+    keys, handles, flipped, pool_flipped, exact_layers, noised, moved = _Keys(), [], [0], [0], [0], [0], [0]
 
     def pre_hook(path):
         def hook(module, args):
@@ -624,6 +664,8 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
                     x = x.clone(memory_format=torch.contiguous_format) if x is args[0] or not x.is_contiguous() else x
                     with torch.no_grad():
                         x.view(-1)[flips[0]] = flips[1].to(x.dtype)
+                x, n = _enforce_sides(x, flips[2], x is not args[0] and x.is_contiguous())
+                moved[0] += n
             if exact:
                 exact_layers[0] += 1
             elif sigma:
@@ -678,7 +720,9 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
     if exact_layers[0]:
         how.append(f"{exact_layers[0]} ReLU / max-pool layer(s) routed exactly as MindSpore routed them ("
                    f"{flipped[0]} element(s) the frameworks put on different sides of a ReLU kink, "
-                   f"{pool_flipped[0]} max-pool window(s) whose winner differed)")
+                   f"{pool_flipped[0]} max-pool window(s) whose winner differed"
+                   + (f", {moved[0]} element(s) moved across a ReLU kink by those replays put back on MindSpore's "
+                      "side" if moved[0] else "") + ")")
     if noised[0]:
         how.append(f"noise of the observed forward difference added at {noised[0]} such layer input(s) whose "
                    "routing in MindSpore is not known")
@@ -690,12 +734,14 @@ def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, st
 
 
 def _judge_routing(report, stash, screened, routing, routed=None, grtol=None, atol=None) -> None:
-    """Tier 2 for parameter gradients (float32, no float64 run). Passes when ||ms - torch|| <= routing, i.e. MindSpore
-    is as close to torch as torch is to itself under the forward difference observed between the two; or when
-    MindSpore's gradient passes the float32 screen against the routed torch gradient itself (``routed``: the run
-    that put every straddled ReLU element on MindSpore's side), i.e. the whole difference is that routing. The
-    second form matters where the replayed flips are all the difference: then ||ms - torch|| and the term are the
-    same number up to rounding, and ``<=`` would be a coin toss."""
+    """Tier 2 for parameter gradients (float32, no float64 run). Passes when MindSpore's gradient passes the float32
+    screen against the routed torch gradient (``routed``: the run that routed every ReLU / max-pool layer whose
+    routing in MindSpore is known exactly as MindSpore did), i.e. the whole difference is that routing; or else when
+    ||ms - torch|| <= routing, i.e. MindSpore is as close to torch as torch is to itself under the routing
+    difference (the form that carries layers whose routing is not known, where the run added noise of the
+    observed forward difference). The routed screen comes first: where the replayed flips are all the difference,
+    ||ms - torch|| and the term are the same number up to rounding, and ``<=`` is a coin toss (it reads 0.9x where
+    the routed screen reads 0.02x)."""
     import torch
 
     by_name = {r["name"]: r for r in report.grads}
@@ -703,22 +749,22 @@ def _judge_routing(report, stash, screened, routing, routed=None, grtol=None, at
         term, row = routing.get(name), by_name.get(name)
         if not term or row is None:
             continue
+        screen = {"floor": row.get("floor"), "error": row.get("error"), "ratio": row.get("ratio")}
+        g = (routed or {}).get(name)
+        if g is not None and grtol is not None:
+            again = metrics.compare(g, mg, grtol, atol)
+            if again["passed"]:
+                row.update(tier="routing", floor=again["floor"], error=again["error"], ratio=again["ratio"],
+                           passed=True, routing=term, screen=screen,
+                           note="within the float32 screen of torch's gradient routed as MindSpore routed its "
+                                "ReLU / max-pool kinks")
+                stash.items.pop(("param", name, axis), None)
+                continue
         err = float((torch.from_numpy(np.ascontiguousarray(mg)).to(torch.float64).reshape(-1)
                      - torch.from_numpy(np.ascontiguousarray(tg)).to(torch.float64).reshape(-1)).norm())
-        screen = {"floor": row.get("floor"), "error": row.get("error"), "ratio": row.get("ratio")}
         if err <= term:
             row.update(tier="routing", floor=term, error=err, ratio=err / term, passed=True, routing=term,
                        screen=screen)
-            stash.items.pop(("param", name, axis), None)
-            continue
-        g = (routed or {}).get(name)
-        if g is None or grtol is None:
-            continue
-        again = metrics.compare(g, mg, grtol, atol)
-        if again["passed"]:
-            row.update(tier="routing", floor=again["floor"], error=again["error"], ratio=again["ratio"], passed=True,
-                       routing=term, screen=screen,
-                       note="within the float32 screen of torch's gradient routed as MindSpore routed its ReLU kinks")
             stash.items.pop(("param", name, axis), None)
 
 
@@ -790,7 +836,7 @@ def _rerecord(torch_model, xs_t, rec, keys) -> None:
             rec.records[k] = again.records[k]
 
 
-def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params) -> None:
+def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs=None) -> None:
     """The float64 tier: run torch in float64 on the same inputs and weights, keeping only the stashed tensors."""
     import copy
 
@@ -854,7 +900,7 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
 
     skip = None
     if wanted and not no_params and all(i[0] == "param" for i in stash.items):
-        skip = _SkipAhead(ref_model, torch_model, wanted)
+        skip = _SkipAhead(ref_model, torch_model, wanted, top_outputs)
     rec = TorchRecorder(ref_model, grads=needs_backward, want=want, sink=judge)
     try:
         with torch.set_grad_enabled(needs_backward):
@@ -878,8 +924,9 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     if skip is not None and skip.skipped:
         report.determinism.append(
             f"float64 reference for {len(wanted)} parameter gradient(s) only: the {skip.skipped} layer call(s) that "
-            "run before the first of them (and hold none of them) ran in float32, their outputs promoted to float64 "
-            "(the reference starts at the first screened layer, from torch's own float32 input to it)")
+            "run before the first of them (and hold none of them) were not run in float64; their float32 outputs "
+            f"({skip.reused} taken from torch's first run, the others run again in float32) were promoted to "
+            "float64 (the reference starts at the first screened layer, from torch's own float32 input to it)")
     for name, p in dict(ref_model.named_parameters()).items():
         for ident in [i for i in stash.items if i[0] == "param" and i[1] == name]:
             g = p.grad if p.grad is not None else torch.zeros_like(p)
@@ -909,10 +956,14 @@ class _SkipAhead:
     so tied and shared parameters are seen.) A layer called before as well as after the start runs in float64
     from the start on. BatchNorm running statistics of the float32 model are put back afterwards."""
 
-    def __init__(self, ref_model, torch_model, wanted):
+    def __init__(self, ref_model, torch_model, wanted, cache=None):
         import torch
 
         self.torch_model = torch_model
+        # torch's float32 outputs of the root's calls in its first run (key -> tensor): a call found there is not
+        # run again. Keys count every call of a layer, here as there: the float64 model's calls, and the float32
+        # model's calls made inside a layer run as float32 (hooks on the float32 model count those)
+        self.cache, self.calls, self.reused = cache or {}, {}, 0
         self.buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
         params = dict(ref_model.named_parameters())
         targets = {id(params[n]) for n in wanted if n in params}
@@ -930,20 +981,38 @@ class _SkipAhead:
                 twin = torch_model.get_submodule(path)
             except AttributeError:
                 continue
-            m.forward = self._fast(m.forward, twin)
+            m.forward = self._fast(m.forward, twin, path)
             self.patched.append(m)
+            self.handles.append(twin.register_forward_pre_hook(self._counter(path)))
         del torch
+
+    def _counter(self, path):
+        def hook(module, args):
+            self._count(path)  # returns None: the arguments stay as they are
+        return hook
+
+    def _count(self, path):
+        self.calls[path] = n = self.calls.get(path, 0) + 1
+        return path if n == 1 else f"{path}#{n}"
 
     def _start(self, module, args):
         self.started = True
 
-    def _fast(self, orig, twin):
+    def _fast(self, orig, twin, path):
         import torch
 
         def forward(*args, **kwargs):
             if self.started:
+                self._count(path)
                 return orig(*args, **kwargs)
-            with torch.no_grad():
+            n = self.calls.get(path, 0) + 1
+            hit = self.cache.get(path if n == 1 else f"{path}#{n}")
+            if hit is not None:
+                self._count(path)
+                self.skipped += 1
+                self.reused += 1
+                return hit.detach().to(torch.float64)
+            with torch.no_grad():  # the float32 layer's pre-hook counts this call
                 out = twin(*_cast(args, torch.float64, torch.float32), **_cast(kwargs, torch.float64, torch.float32))
             self.skipped += 1
             return _cast(out, torch.float32, torch.float64)

@@ -263,11 +263,11 @@ def test_float64_reference_skips_ahead_to_the_first_screened_layer():
     x = torch.from_numpy(_x((2, 3, 32, 32))).double()
     name = "ups.1.conv.net.1.weight"
 
-    def grad(skip):
+    def grad(skip, cache=None):
         ref = copy.deepcopy(t).double()
         for n, p in ref.named_parameters():
             p.requires_grad_(n == name)
-        sk = _SkipAhead(ref, t, {name}) if skip else None
+        sk = _SkipAhead(ref, t, {name}, cache) if skip else None
         try:
             ref(x).sum().backward()
         finally:
@@ -281,6 +281,17 @@ def test_float64_reference_skips_ahead_to_the_first_screened_layer():
     rel = float((ahead - full).norm() / full.norm())
     assert 0 < rel < 1e-5, rel  # float32 rounding of the input to the first layer, nothing more
     assert all("forward" not in m.__dict__ for m in t.modules())  # the float32 model is left as it was
+    # the root's calls taken from a float32 run's records instead of run again: the same gradient
+    from migrate.parity.hooks import ROOT, TorchRecorder
+
+    rec = TorchRecorder(t, grads=False)
+    with torch.no_grad():
+        t(x.float())
+    rec.remove()
+    cache = {k: outs[0] for k, (_, _, outs) in rec.records.items() if rec.parent[k] == ROOT and len(outs) == 1}
+    cached, sk2 = grad(True, cache)
+    assert sk2.reused >= 4 and sk2.skipped == sk.skipped, (sk2.reused, sk2.skipped, sk.skipped)
+    assert torch.allclose(cached, ahead, rtol=1e-10, atol=0), float((cached - ahead).abs().max())
     t.scale = torch.nn.Parameter(torch.ones(()))
     ref = copy.deepcopy(t).double()
     assert _SkipAhead(ref, t, {"scale"}).patched == []
