@@ -957,8 +957,6 @@ class _SkipAhead:
     from the start on. BatchNorm running statistics of the float32 model are put back afterwards."""
 
     def __init__(self, ref_model, torch_model, wanted, cache=None):
-        import torch
-
         self.torch_model = torch_model
         # torch's float32 outputs of the root's calls in its first run (key -> tensor): a call found there is not
         # run again. Keys count every call of a layer, here as there: the float64 model's calls, and the float32
@@ -984,7 +982,6 @@ class _SkipAhead:
             m.forward = self._fast(m.forward, twin, path)
             self.patched.append(m)
             self.handles.append(twin.register_forward_pre_hook(self._counter(path)))
-        del torch
 
     def _counter(self, path):
         def hook(module, args):
