@@ -66,6 +66,7 @@ class TorchRecorder:
         self.in_grads: dict = defaultdict(dict)
         self.shared: set = set()
         self.stack: list = []
+        self.parent: dict = {}  # key -> the key of the call it ran inside (None for the root)
         self.handles: list = []
         self.keys = _Keys()
         self.grads = grads
@@ -82,6 +83,7 @@ class TorchRecorder:
     def _pre(self, path):
         def hook(module, inputs):
             key = self.keys.next(path)
+            self.parent[key] = self.stack[-1] if self.stack else None
             self.stack.append(key)
             if self.want is not None and key in self.want.get("inputs", ()):
                 self.inputs[key] = [x.detach() for x in inputs if hasattr(x, "detach")]
@@ -143,9 +145,13 @@ class TorchRecorder:
 
 class MsRecorder:
     """Wraps every cell of a MindSpore network; calls ``on_forward(key, path, type, arrays)`` after
-    each cell and ``on_grad(kind, key, path, arrays)`` ('out' / 'in') from backward hooks."""
+    each cell and ``on_grad(kind, key, path, arrays)`` ('out' / 'in') from backward hooks. For the keys
+    ``want_inputs`` accepts, the cell's input arrays are in ``inputs`` during its on_forward call (the max-pools:
+    which input won each window, runner._pool_route)."""
 
-    def __init__(self, net, on_forward, on_grad=None):
+    def __init__(self, net, on_forward, on_grad=None, want_inputs=None):
+        self.want_inputs = want_inputs  # want_inputs(key) -> bool: that cell's input arrays go to ``inputs``
+        self.inputs: list | None = None  # the current cell's input arrays (only for wanted keys), for on_forward
         self.stack: list = []
         self.keys = _Keys()
         self.bwd_calls: dict = defaultdict(int)
@@ -168,6 +174,13 @@ class MsRecorder:
         def construct(*args, **kwargs):
             key = self.keys.next(path)
             self.stack.append(key)
+            inputs = None
+            if self.want_inputs is not None and self.want_inputs(key):
+                inputs = []  # usually the previous cell's output, already copied: reused
+                for a in args:
+                    if hasattr(a, "asnumpy"):
+                        hit = self._last.get(id(a))
+                        inputs.append(hit[1] if hit is not None and hit[0] is a else a.asnumpy())
             out = orig(*args, **kwargs)
             # synchronise: errors surface here. A container returning its last child's very tensor reuses that
             # child's copy (the tensor is held in _last, so its id cannot be reused meanwhile)
@@ -177,7 +190,11 @@ class MsRecorder:
                 arrays.append(hit[1] if hit is not None and hit[0] is o else o.asnumpy())
             self._last = {id(o): (o, a) for o, a in zip(flatten(out), arrays)}
             self.stack.pop()
-            self.on_forward(key, path, type(cell).__name__, arrays)
+            self.inputs = inputs
+            try:
+                self.on_forward(key, path, type(cell).__name__, arrays)
+            finally:
+                self.inputs = None
             return out
         return construct
 

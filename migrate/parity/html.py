@@ -58,9 +58,8 @@ def _settings(d) -> str:
              f"(gradients: {t.get('grad_rtol', t['rtol']):g}·max|torch|); a tensor outside it is judged on a float64 "
              f"torch run: error = ‖ms − ref‖, noise floor = {t.get('k_torch', 32):g}·‖torch32 − ref‖ (gradients "
              f"{t.get('k_torch_grad', 128):g}·) + "
-             f"eps·‖Σ|terms|‖; a parameter gradient still outside first gets a routing term (how far torch's own "
-             f"moves under the observed forward difference at ReLU / max-pool inputs; tier 'routing' when that alone "
-             f"covers it); parameter gradients decide the backward, layer gradients locate it; "
+             f"eps·‖Σ|terms|‖; a parameter gradient outside the screen first gets a routing term (torch's own again, routed "
+             f"as MindSpore routed its ReLU / max-pool kinks; tier 'routing' when that alone covers it); parameter gradients decide the backward, layer gradients locate it; "
              f"ratio = error / floor, ≤ 1 passes (a real slip reads 100×, a marginal case 1.2×)"),
             ("mode", s.get("mode")), ("loss", s.get("loss")),
             ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),

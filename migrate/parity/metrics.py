@@ -24,9 +24,11 @@ gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net (Bat
 batch x pixels: the longer the sum, the larger the gap), so the floors allow 32x and 128x. A real slip is
 typically 30x-1e6x outside its floor.
 
-Parameter gradients still outside get a routing term (runner._routing_terms: how far torch's float32 gradient moves
-when noise of the frameworks' observed forward difference is added at each ReLU / max-pool input): it decides alone
-first (tier "routing": ``||ms - torch32|| <= routing``, no float64 run), and joins the float64 floor otherwise.
+Parameter gradients outside the screen get a routing term first (runner._routing_terms: torch's float32 gradient
+again, routed as MindSpore routed every ReLU / max-pool it can be read off - ReLU sides from both outputs, max-pool
+winners from MindSpore's input - and with noise of the observed forward difference at the others): tier "routing"
+passes a gradient within the screen of that routed torch gradient, or with ``||ms - torch32|| <= routing =
+||routed - torch32||``, no float64 run; otherwise the term joins the float64 floor.
 Why K is 32 / 128 (the sqrt(n / log2 n) accuracy ratio of two correct float32 summations of n terms): README.
 
 Other measures (informative): ``max_abs = max|t - m|``, ``max_rel`` element-wise relative to ``|t|``,

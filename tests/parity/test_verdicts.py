@@ -246,3 +246,91 @@ def test_unet_max_pool_routing_128():
     assert r.passed, r.table(color=False)
     routed = [g for g in r.grads if g.get("routing") is not None]
     assert routed and all(g["passed"] and g["routing"] > 0 for g in routed), routed
+
+
+def test_float64_reference_skips_ahead_to_the_first_screened_layer():
+    """The float64 run for parameter gradients alone starts at the first layer holding one (the layers before run
+    in float32, their outputs promoted): the gradient it gives agrees with a full float64 run to float32 input
+    rounding, and a parameter held by the root (used at any point of its forward) disables the skip."""
+    import copy
+
+    from unet import TorchUNet
+
+    from migrate.parity.runner import _SkipAhead
+
+    torch.manual_seed(0)
+    t = TorchUNet(base=4, depth=2).train()
+    x = torch.from_numpy(_x((2, 3, 32, 32))).double()
+    name = "ups.1.conv.net.1.weight"
+
+    def grad(skip, cache=None):
+        ref = copy.deepcopy(t).double()
+        for n, p in ref.named_parameters():
+            p.requires_grad_(n == name)
+        sk = _SkipAhead(ref, t, {name}, cache) if skip else None
+        try:
+            ref(x).sum().backward()
+        finally:
+            if sk is not None:
+                sk.remove()
+        return dict(ref.named_parameters())[name].grad, sk
+
+    full, _ = grad(False)
+    ahead, sk = grad(True)
+    assert sk.skipped >= 5, sk.skipped  # inc, pool, downs.0, pool, downs.1, ups.0, ups.1.up, ups.1.conv.net.0
+    rel = float((ahead - full).norm() / full.norm())
+    assert 0 < rel < 1e-5, rel  # float32 rounding of the input to the first layer, nothing more
+    assert all("forward" not in m.__dict__ for m in t.modules())  # the float32 model is left as it was
+    # the root's calls taken from a float32 run's records instead of run again: the same gradient
+    from migrate.parity.hooks import ROOT, TorchRecorder
+
+    rec = TorchRecorder(t, grads=False)
+    with torch.no_grad():
+        t(x.float())
+    rec.remove()
+    cache = {k: outs[0] for k, (_, _, outs) in rec.records.items() if rec.parent[k] == ROOT and len(outs) == 1}
+    cached, sk2 = grad(True, cache)
+    assert sk2.reused >= 4 and sk2.skipped == sk.skipped, (sk2.reused, sk2.skipped, sk.skipped)
+    assert torch.allclose(cached, ahead, rtol=1e-10, atol=0), float((cached - ahead).abs().max())
+    t.scale = torch.nn.Parameter(torch.ones(()))
+    ref = copy.deepcopy(t).double()
+    assert _SkipAhead(ref, t, {"scale"}).patched == []
+
+
+def test_max_pool_windows_are_routed_as_mindspore_routed_them():
+    """_pool_winners reads MindSpore's winners off its own input (accepted only when torch's pooling of it gives
+    MindSpore's output exactly); _route_pool makes those winners win in torch's input, within one ulp."""
+    from migrate.parity.runner import _pool_winners, _route_pool
+
+    pool = torch.nn.MaxPool2d(2)
+    model = torch.nn.Sequential(pool)
+    ms_in = _x((1, 2, 4, 4))
+    ms_in[0, 0, 0, 0], ms_in[0, 0, 0, 1] = 3.0, 3.0 - 1e-6  # window (0, 0, 0, 0): MindSpore's winner is index 0
+    t_in = torch.from_numpy(ms_in.copy())
+    t_in[0, 0, 0, 1] = 3.0 + 1e-6  # torch's input: the other element wins that window
+    ms_out = torch.nn.functional.max_pool2d(torch.from_numpy(ms_in), 2).numpy()
+    won = _pool_winners(model, ("0", "MaxPool2d"), ms_in, ms_out, pool(t_in))
+    assert won is not None and int(won[0, 0, 0, 0]) == 0
+    assert _pool_winners(model, ("0", "MaxPool2d"), ms_in, ms_out + 1e-3, pool(t_in)) is None  # not MindSpore's
+    routed, n = _route_pool(pool, t_in, won)
+    assert n == 1
+    _, idx = torch.nn.functional.max_pool2d(routed, 2, return_indices=True)
+    assert torch.equal(idx.to(won.dtype), won)
+    gap = float(t_in[0, 0, 0, 1] - t_in[0, 0, 0, 0])
+    assert float((routed - t_in).abs().max()) <= gap + 3e-7  # the two inputs' gap and one ulp, nothing more
+
+
+def test_relu_sides_are_enforced_after_upstream_replays():
+    """An element that replays upstream moved across a ReLU kink (it was within float noise of 0) is put back on
+    the side MindSpore's output put it; the others are left alone."""
+    from migrate.parity.runner import _enforce_sides
+
+    ms_out = np.array([0.0, 0.5, 0.0, 2e-8], np.float32)  # MindSpore: inactive, active, inactive, active
+    sides = [(0.0, True, np.packbits(ms_out > 0))]
+    x = torch.tensor([-1.0, 0.5, 3e-9, -1e-9])  # elements 2 and 3 now on the other side
+    y, n = _enforce_sides(x, sides, fresh=False)
+    assert n == 2 and y is not x and torch.equal(x, torch.tensor([-1.0, 0.5, 3e-9, -1e-9]))
+    assert torch.equal(y > 0, torch.from_numpy(ms_out > 0))
+    assert float((y - x).abs().max()) < 1e-8
+    same, n = _enforce_sides(y, sides, fresh=True)
+    assert n == 0 and same is y
