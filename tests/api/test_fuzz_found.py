@@ -247,6 +247,24 @@ CASES = [
          id="dist p=0"),
     Case("torch.histc", f"{HEADER}# @run\nout = torch.histc(x, bins=4, min=0, max=2)\n",
          inputs={"x": np.array([0.25, 1.0, 1.5, 0.0, 2.0], dtype="float16")}, id="histc float16"),
+    # logspace with an integer dtype: torch casts start/end to it first (1 where MindSpore gave 3 for start=0.5)
+    Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(dtype=torch.int32, steps=5, end=-1, start=0.5)\n",
+         id="logspace int32 start=0.5"),
+    Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(0.5, 2.7, 5, dtype=torch.int64)\n", id="logspace int64"),
+    Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(-1.5, 3.5, 6, base=3, dtype=torch.int64)\n",
+         id="logspace int64 base 3"),
+    Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(0, 10, 11, base=2, dtype=torch.int32)\n",
+         id="logspace int32 base 2"),
+    Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(0.5, 2.5, 5, dtype=torch.float32)\n",
+         id="logspace float32 dtype"),
+    # torch.pinverse cuts at rcond=1e-15 (rcond= was not converted); a full-rank batch keeps its numbers
+    Case("torch.pinverse", f"{HEADER}# @run\nout = (torch.pinverse(x, rcond=1e-2), torch.pinverse(x, 1e-4))\n",
+         inputs={"x": np.diag([2.0, 1e-3, 1.0]).astype("float32")}, id="pinverse rcond"),
+    Case("Tensor.pinverse", f"{HEADER}# @run\nout = (x.pinverse(rcond=1e-2), x.pinverse())\n",
+         inputs={"x": np.diag([2.0, 1e-3, 1.0]).astype("float32")}, id="Tensor.pinverse rcond"),
+    Case("torch.pinverse", f"{HEADER}# @run\nout = torch.pinverse(x)\n", inputs={"x": rng_array(5, 2, 3)},
+         id="pinverse batch", rtol=1e-4, atol=1e-5,
+         why_tolerance="two SVD kernels: a few float32 ulps of the singular values, amplified by their inverse"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
@@ -266,6 +284,35 @@ def test_scatter_multiply_refused():
     assert_unsupported("import torch\nout = x.scatter(0, i, s, reduce='add')\n", "Tensor.scatter", "later")
     assert_unsupported("import torch\nout = torch.scatter(x, 0, i, s, reduce='multiply')\n", "torch.scatter",
                        "multiply")
+
+
+INPLACE_REFUSED = [
+    ("x: int64, y: float32", "x += y\n", {"x": np.array([1, 2]), "y": np.array([0.5, 1.5], dtype="float32")}),
+    ("alias, x: int32 /= int32", "alias = x\nx /= y\n", {"x": np.array([4, 2], dtype="int32"),
+                                                          "y": np.array([2, 2], dtype="int32")}),
+    ("x: bool *= float", "x *= y\n", {"x": np.array([True, False]), "y": np.array([0.5, 1.5], dtype="float32")}),
+]
+
+
+@pytest.mark.parametrize("what,stmt,inputs", INPLACE_REFUSED, ids=[w for w, _, _ in INPLACE_REFUSED])
+def test_inplace_wider_result_raises(what, stmt, inputs):
+    """int_tensor += float_tensor: torch raises ("result type Float can't be cast to the desired output type Long");
+    the converted code truncated it into an integer. Both must raise now (before: torch_raises)."""
+    ex = Example("x", f"{HEADER}def f(x, y):\n    {stmt.replace(chr(10), chr(10) + '    ').rstrip()}\n    return x\n"
+                 "# @run\nout = f(x, y)\n", inputs)
+    assert "_msm_inplace(" in converted(ex)
+    assert run_example(ex).kind == "both_raise", converted(ex)
+    ex = Example("x", f"{HEADER}# @run\n{stmt}out = x\n", inputs)
+    assert run_example(ex).kind == "both_raise", converted(ex)
+
+
+def test_inplace_same_kind_keeps_dtype():
+    """The check raises only for a wider kind: float16 += float32 stays float16, int32 += int64 int32 (as torch)."""
+    for x, y in ((np.array([1.5], dtype="float16"), np.array([2.25], dtype="float32")),
+                 (np.array([3], dtype="int32"), np.array([4], dtype="int64")),
+                 (np.array([1.0], dtype="float32"), np.array([2], dtype="int64"))):
+        ex = Example("x", f"{HEADER}# @run\nx += y\nout = x\n", {"x": x, "y": y})
+        assert run_example(ex).kind == "match", converted(ex)
 
 
 def test_plain_python_operators_untouched():

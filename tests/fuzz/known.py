@@ -87,6 +87,12 @@ SHIFT = ("shift count outside [0, bit width): torch gives 0 (<<) or the sign (>>
          "count-modulo result (1 << 32 on int32: 0 vs 1; measured). C leaves such shifts undefined; open, not converted "
          "around")
 
+PINV_RANK = ("pinverse of a numerically rank-deficient matrix (its smallest singular value is below max(m, n) * eps * "
+             "the largest, i.e. rounding noise of a zero): torch.pinverse's documented cut rcond=1e-15 keeps that noise "
+             "and inverts it (a 1e6 entry), the converted ops.pinv(rtol=1e-15) makes the same cut, but the noise itself "
+             "is each SVD kernel's rounding (torch 4.9e-7, MindSpore 1.8e-15 for [[0, 0, 0], [3, -3, -2], [3, -4, -4]], "
+             "measured), so the results are noise on both sides; full-rank inputs agree (300 random, measured)")
+
 # (target regex, kinds, cause predicate name, explanation)
 KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.equal|torch\.equal|Tensor\.is_same_size", ("convert_error", "crash"), "any", CONVERT_LITERAL),
@@ -110,6 +116,7 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.data_ptr", ("value",), "any", ADDRESS),
     (r"(Tensor|torch)\.(kthvalue|mode)", ("value",), "any", TIES),
     (r"(Tensor|torch)\.bitwise_(left|right)_shift_?|operator:(<<|>>)=?", ("value",), "shift", SHIFT),
+    (r"(Tensor|torch)\.pinverse", ("value",), "rank_deficient", PINV_RANK),
 ]
 
 _SILENT = ("value", "dtype", "shape")
@@ -170,7 +177,21 @@ def _pole(example) -> bool:
     return False
 
 
-_PREDICATES = {"hinge": _hinge, "negative_target": _negative_target, "correction": _correction, "pole": _pole}
+def _rank_deficient(example) -> bool:
+    """A matrix of the first input whose smallest singular value is rounding noise: below max(m, n) * eps(float32)
+    * the largest (SVD in float64 of the values as given)."""
+    arrays = _arrays(example)
+    if not arrays or arrays[0].ndim < 2 or not arrays[0].size or arrays[0].dtype.kind != "f":
+        return False
+    a = arrays[0].astype("float64")
+    if not np.isfinite(a).all():
+        return False
+    sv = np.linalg.svd(a.reshape(-1, *a.shape[-2:]), compute_uv=False)
+    cut = max(a.shape[-2:]) * float(np.finfo(np.float32).eps)
+    return bool((sv.min(axis=-1) <= cut * sv.max(axis=-1)).any())
+
+
+_PREDICATES = {"rank_deficient": _rank_deficient, "hinge": _hinge, "negative_target": _negative_target, "correction": _correction, "pole": _pole}
 
 
 def _has_empty(example) -> bool:
@@ -243,7 +264,7 @@ def explain_text(target: str, kind: str, detail: str, description: str) -> str:
     for pattern, kinds, cause, why in KNOWN:
         if cause == "view" and "(view)" not in description:
             continue
-        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole"):  # needs the values
+        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole", "rank_deficient"):  # needs the values
             continue
         if cause == "correction" and not re.search(r"correction=([2-9]|\d{2,})", description):
             continue
