@@ -35,6 +35,19 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def sequence_varargs(call) -> None:
+    """torch's ``*tensors`` functions (meshgrid) also take one list or tuple of tensors, MindSpore's only separate
+    arguments (measured: ``ops.meshgrid([x, y])`` raises TypeError). A literal list or tuple is unpacked; any other
+    single argument is passed as written."""
+    if len(call.varargs) != 1 or call.varargs[0].star:
+        return
+    seq = call.varargs[0].value
+    if not isinstance(seq, (cst.List, cst.Tuple)) or not seq.elements:
+        return
+    call.varargs = [cst.Arg(value=el.value, star="*" if isinstance(el, cst.StarredElement) else "")
+                    for el in seq.elements]
+
+
 def round_decimals(call) -> None:
     """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
     formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
@@ -163,7 +176,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

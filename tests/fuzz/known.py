@@ -93,6 +93,39 @@ PINV_RANK = ("pinverse of a numerically rank-deficient matrix (its smallest sing
              "is each SVD kernel's rounding (torch 4.9e-7, MindSpore 1.8e-15 for [[0, 0, 0], [3, -3, -2], [3, -4, -4]], "
              "measured), so the results are noise on both sides; full-rank inputs agree (300 random, measured)")
 
+# Loud classes (kind ms_raises: torch computed, the converted call raised). Each applies only when the example shows
+# its cause (the input's dtype or shape) and MindSpore's message names it; the call fails at once, with MindSpore's
+# message, never with a wrong number.
+LOUD_EMPTY = ("loud, zero-element input or zero size: MindSpore 2.10's CPU kernels refuse empty tensors and zero "
+              "counts that torch accepts (Tile 'fast stride can not be equal to 0', diff/digamma 'can not be an empty "
+              "Tensor', LinSpace/RandpermV2/fftfreq 'must be greater than 0', Svd of an empty matrix; measured): the "
+              "converted call raises where torch returns an empty result")
+LOUD_BOOL = ("loud, bool input: MindSpore 2.10's CPU kernel for this op has no bool variant (its message: "
+             "'Unsupported data type', 'must be a type of {...}, but got Bool'), torch computes on True/False as 1/0; "
+             "the converted call raises at once")
+LOUD_0D = ("loud, 0-d input to an op that takes a dim: MindSpore 2.10's kernels (Sort, Cummax/Cummin/CumProd, "
+           "ReverseV2, Transpose, GatherD, Softmax) refuse rank 0 ('axis must be in the range of [-0, 0)', 'rank ... "
+           "must be greater than 0'), torch treats a 0-d tensor as one element along dim 0 / -1")
+LOUD_DTYPE = ("loud, an input dtype MindSpore 2.10's CPU kernel for this op lacks (its message names the dtype: "
+              "float64 Lerp/HShrink/LpNorm/Histogram, float16 Hypot/Argmax, integer Atan2/Xlogy/IsInf/Ceil, or "
+              "two dtypes where the kernel takes one: Igamma/NextAfter 'the input type must be same'); torch "
+              "computes (or promotes) them; the converted call raises at once")
+LOUD_UNBATCHED = ("loud, an unbatched input: torch's pooling, dropout, unfold and channel_shuffle functions also take an "
+                  "input without the batch dimension ((C, L) for 1d, (C, H, W) for 2d, (C, D, H, W) for 3d), "
+                  "MindSpore's kernels require it ('input must have 3 dim', 'x_rank must be equal to 5', 'the rank "
+                  "of input must be equal to 4', measured); the converted call raises at once")
+LOUD_BROADCAST = ("loud, a target that broadcasts to the input: torch's kl_div / smooth_l1_loss broadcast input and target "
+                  "(smooth_l1_loss with a warning), MindSpore's KLDivLoss / SmoothL1Loss kernels require equal shapes "
+                  "('must be equal to', measured); with equal shapes the two agree")
+LOUD_1X1 = ("loud, a 1x1 matrix: MindSpore 2.10's MatrixDeterminant / MatrixInverse / LogMatrixDeterminant kernels "
+            "require at least 2 rows ('the row size must be greater than or equal to 2, but got 1', measured); "
+            "2x2 and larger agree")
+LOUD_NOARGS = ("loud, a call with no tensors at all (torch.atleast_1d() returns (), torch.block_diag() an empty "
+               "tensor): MindSpore's functions require at least one ('missing 1 required positional argument', "
+               "'the input is empty')")
+LOUD_DOMAIN = ("loud, an input outside the function's domain: mvlgamma(x, p) with some x <= (p - 1) / 2 gives nan in "
+               "torch 2.x, MindSpore's Mvlgamma raises ('all elements of x must be greater than (p-1)/2', measured)")
+
 # (target regex, kinds, cause predicate name, explanation)
 KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.equal|torch\.equal|Tensor\.is_same_size", ("convert_error", "crash"), "any", CONVERT_LITERAL),
@@ -117,6 +150,16 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"(Tensor|torch)\.(kthvalue|mode)", ("value",), "any", TIES),
     (r"(Tensor|torch)\.bitwise_(left|right)_shift_?|operator:(<<|>>)=?", ("value",), "shift", SHIFT),
     (r"(Tensor|torch)\.pinverse", ("value",), "rank_deficient", PINV_RANK),
+    (r".*", ("ms_raises",), "loud_empty", LOUD_EMPTY),
+    (r"torch\.nn\.functional\.(adaptive_)?(avg|max|lp)_pool[123]d|torch\.nn\.functional\.(dropout[123]d|unfold|"
+     r"channel_shuffle)", ("ms_raises",), "loud_unbatched", LOUD_UNBATCHED),
+    (r"torch\.nn\.functional\.(kl_div|smooth_l1_loss)", ("ms_raises",), "loud_broadcast", LOUD_BROADCAST),
+    (r"(Tensor|torch)\.(linalg\.)?(det|inv|inv_ex|inverse|logdet|slogdet)", ("ms_raises",), "loud_1x1", LOUD_1X1),
+    (r"torch\.(atleast_[123]d|block_diag)", ("ms_raises",), "loud_noargs", LOUD_NOARGS),
+    (r"(Tensor|torch)\.(special\.)?(mvlgamma_?|multigammaln)", ("ms_raises",), "loud_domain", LOUD_DOMAIN),
+    (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
+    (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
+    (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
 ]
 
 _SILENT = ("value", "dtype", "shape")
@@ -223,10 +266,59 @@ def _has_f16(example) -> bool:
     return any(a.dtype == np.float16 for a in _arrays(example))
 
 
+_ZERO_SIZE = re.compile(r"\b(steps|n|num|bins)=0\b|\((\s*-?\d+\s*,)*\s*0\s*(,\s*-?\d+\s*)*,?\)")
+_DTYPE_WORDS = {"bool": "Bool", "float16": "Float16", "float32": "Float32", "float64": "Float64", "int32": "Int32",
+                "int64": "Int64"}
+
+
+def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> bool:
+    """Whether a loud (ms_raises) example shows ``cause``: from its inputs' dtypes and shapes, its call text and
+    MindSpore's message."""
+    if cause == "loud_empty":
+        return any(0 in s for s in shapes) or bool(_ZERO_SIZE.search(call))
+    if cause == "loud_bool":
+        return "bool" in dtypes and bool(re.search(r"Bool|bool|Unsupported data type|must be a type of", detail))
+    if cause == "loud_0d":
+        return any(s == [] for s in shapes) and bool(re.search(
+            r"rank|axis|[Dd]im|range|at least|must be greater than 0|Launch kernel failed", detail))
+    if cause == "loud_unbatched":
+        return bool(shapes) and bool(re.search(r"must have \d dim|rank must be equal to|x_rank must be equal to|"
+                                               r"rank of input\s+must be equal to|dim of x must be in|rank of x must "
+                                               r"be in|dimension of input x must be equal to|expect input with > \d "
+                                               r"dims|input x rank must be equal to", detail))
+    if cause == "loud_broadcast":
+        return len(shapes) > 1 and shapes[0] != shapes[1] and "must be equal to" in detail
+    if cause == "loud_1x1":
+        return any(len(s) >= 2 and s[-2:] == [1, 1] for s in shapes) and "greater than or equal to 2" in detail
+    if cause == "loud_noargs":
+        return not shapes and bool(re.search(r"\w\(\)", call)) and bool(
+            re.search(r"missing 1 required positional|input is empty", detail))
+    if cause == "loud_domain":
+        return "must be greater than (p-1)/2" in detail
+    if cause == "loud_dtype":
+        if re.search(r"input type must be same|should be the same dtype|must be float,\s*but got", detail) and \
+                len(set(dtypes)) > 1:
+            return True
+        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and w in detail]
+        if "float16" in dtypes and re.search(r"KernelMod Init Failed|unregistered", detail):
+            return True  # FloorDiv of float16 by a Python float: 'does not support ... input(Float16,Float32)'
+        return bool(named) or (bool(re.search(r"Unsupported data type", detail)) and
+                               any(d.startswith("int") or d in ("float16", "float64") for d in dtypes))
+    return False
+
+
 def explain(target: str, kind: str, detail: str, example=None) -> str:
     if kind == "torch_raises":
         return TORCH_RAISES
     for pattern, kinds, cause, why in KNOWN:
+        if cause.startswith("loud_"):
+            if kind not in kinds or example is None or not re.fullmatch(pattern, target):
+                continue
+            arrays = _arrays(example)
+            if _loud(cause, [str(a.dtype) for a in arrays], [list(a.shape) for a in arrays],
+                     example.run or example.code, detail):
+                return why
+            continue
         if cause == "view" and not (example is not None and example.strided):
             continue
         if cause == "shift" and not _shift_out_of_range(example):
@@ -254,6 +346,11 @@ def explain(target: str, kind: str, detail: str, example=None) -> str:
 
 
 _SHAPE = re.compile(r":\s*\w+\[([0-9, ]*)\]")
+_SHAPE_D = re.compile(r":\s*(\w+)\[([0-9, ]*)\]")
+
+
+def _shapes(description: str) -> list:
+    return [[int(d) for d in m.split(",") if d.strip()] for m in _SHAPE.findall(description)]
 
 
 def explain_text(target: str, kind: str, detail: str, description: str) -> str:
@@ -261,7 +358,14 @@ def explain_text(target: str, kind: str, detail: str, description: str) -> str:
     the classes whose cause the description shows (empty or 0-d inputs, inf/nan/-0.0 in the call text)."""
     if kind == "torch_raises":
         return TORCH_RAISES
+    dtypes = [d for d, _ in _SHAPE_D.findall(description.split("   [", 1)[1] if "   [" in description else "")]
     for pattern, kinds, cause, why in KNOWN:
+        if cause.startswith("loud_"):
+            call = description.split("   [")[0]
+            if kind in kinds and re.fullmatch(pattern, target) and _loud(cause, dtypes, _shapes(description), call,
+                                                                       detail):
+                return why
+            continue
         if cause == "view" and "(view)" not in description:
             continue
         if cause in ("shift", "dup_index", "hinge", "negative_target", "pole", "rank_deficient"):  # needs the values
