@@ -35,6 +35,20 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def float_p(call) -> None:
+    """MindSpore's dropout functions take a float p only (``ops.dropout(x, p=1)`` raises TypeError, measured): an
+    int literal is written as a float, any other non-float expression is wrapped in float()."""
+    if "p" not in call.bound:
+        return
+    p = call.literal("p")
+    if isinstance(p, bool) or p is None:
+        return
+    if isinstance(p, int):
+        call.set("p", repr(float(p)))
+    elif p is NOT_LITERAL:
+        call.set("p", f"float({code(call.bound['p'])})")
+
+
 def sequence_varargs(call) -> None:
     """torch's ``*tensors`` functions (meshgrid) also take one list or tuple of tensors, MindSpore's only separate
     arguments (measured: ``ops.meshgrid([x, y])`` raises TypeError). A literal list or tuple is unpacked; any other
@@ -176,7 +190,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

@@ -28,7 +28,9 @@ HUGE = ("huge input (|x| >= 1e4 up to 1e30): float overflow inside the kernel's 
         "libraries (mish/softplus/group_norm/norm intermediate results overflow in one and not the other)")
 ZERO_D_F16 = ("0-d tensor in a mixed-dtype call: torch's promotion lets a 0-d tensor (a 'scalar') not widen the "
               "result (float16 tensor / 2.5 stays float16; where(c, float32, 0-d float64) is float32), MindSpore "
-              "promotes as for any tensor (measured). Affects only 0-d tensors mixed with other dtypes")
+              "promotes as for any tensor, and a 0-d int32 with a Python int as two scalars (div(0-d int32, 1, "
+              "rounding_mode='trunc') is int64; int32 for shape (3,); measured). Affects only 0-d tensors mixed with "
+              "other dtypes or Python numbers")
 DUP_SCATTER = ("scatter with repeated indices: torch documents the result as undefined (which write wins is up to "
                "the kernel), so no conversion can promise torch's numbers")
 F16_PRECISION = ("float16 input: MindSpore computes this kernel in float16 where torch accumulates in float32 "
@@ -125,6 +127,16 @@ LOUD_NOARGS = ("loud, a call with no tensors at all (torch.atleast_1d() returns 
                "'the input is empty')")
 LOUD_DOMAIN = ("loud, an input outside the function's domain: mvlgamma(x, p) with some x <= (p - 1) / 2 gives nan in "
                "torch 2.x, MindSpore's Mvlgamma raises ('all elements of x must be greater than (p-1)/2', measured)")
+LOUD_DEGENERATE = ("loud, a degenerate argument: p=0 in normalize / pairwise_distance (MindSpore's formula divides by p: "
+                   "ZeroDivisionError), beta=0 in softplus (torch divides by it and gives inf/nan, MindSpore refuses "
+                   "'beta cannot be 0'), a bool as threshold's value (torch takes True as 1, MindSpore wants a float "
+                   "or int), p=1 in a training-mode dropout (torch returns zeros, MindSpore's Dropout refuses keep_prob 0); measured")
+LOUD_0D_SHAPE = ("loud, the 0-d shape (): MindSpore 2.10's CPU Zeros / Ones kernels refuse it ('Select CPU operator[Zeros] "
+                 "fail! Unsupported data type' for ops.zeros(()) in every dtype, measured; ops.zeros(1) runs), torch "
+                 "returns a 0-d tensor")
+LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
+                    "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
+                    "measured)")
 
 # (target regex, kinds, cause predicate name, explanation)
 KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
@@ -157,6 +169,12 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"(Tensor|torch)\.(linalg\.)?(det|inv|inv_ex|inverse|logdet|slogdet)", ("ms_raises",), "loud_1x1", LOUD_1X1),
     (r"torch\.(atleast_[123]d|block_diag)", ("ms_raises",), "loud_noargs", LOUD_NOARGS),
     (r"(Tensor|torch)\.(special\.)?(mvlgamma_?|multigammaln)", ("ms_raises",), "loud_domain", LOUD_DOMAIN),
+    (r"(torch\.nn\.functional|Tensor|torch|torch\.special)\.log_softmax", ("ms_raises",), "loud_0d_unknown", LOUD_0D),
+    (r"torch\.nn\.functional\.(normalize|pairwise_distance|softplus|threshold|dropout[123]?d?)|torch\.threshold",
+     ("ms_raises",),
+     "loud_degenerate", LOUD_DEGENERATE),
+    (r"(Tensor|torch)\.(moveaxis|movedim)", ("ms_raises",), "loud_tensor_axis", LOUD_TENSOR_AXIS),
+    (r"torch\.(zeros|ones|empty)", ("ms_raises",), "loud_0d_shape", LOUD_0D_SHAPE),
     (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
     (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
     (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
@@ -259,7 +277,7 @@ def _has_signed_zero(example) -> bool:
 
 
 def _zero_d_f16(example) -> bool:
-    return any(a.ndim == 0 and a.dtype.kind in "fc" for a in _arrays(example))
+    return any(a.ndim == 0 and a.dtype.kind in "fciu" for a in _arrays(example))
 
 
 def _has_f16(example) -> bool:
@@ -275,7 +293,8 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
     """Whether a loud (ms_raises) example shows ``cause``: from its inputs' dtypes and shapes, its call text and
     MindSpore's message."""
     if cause == "loud_empty":
-        return any(0 in s for s in shapes) or bool(_ZERO_SIZE.search(call))
+        return any(0 in s for s in shapes) or bool(_ZERO_SIZE.search(call)) or bool(
+            re.search(r"must be greater than 0, but got (data: )?0\b", detail) and re.search(r"\(\s*0\s*[,)]", call))
     if cause == "loud_bool":
         return "bool" in dtypes and bool(re.search(r"Bool|bool|Unsupported data type|must be a type of", detail))
     if cause == "loud_0d":
@@ -293,6 +312,16 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
     if cause == "loud_noargs":
         return not shapes and bool(re.search(r"\w\(\)", call)) and bool(
             re.search(r"missing 1 required positional|input is empty", detail))
+    if cause == "loud_0d_unknown":  # log_softmax of a 0-d tensor of any float dtype: 'Unknown Error!' (measured)
+        return any(s == [] for s in shapes) and "Unknown Error" in detail
+    if cause == "loud_degenerate":
+        return bool(re.search(r"ZeroDivisionError", detail) and re.search(r"(p=|, )0(\.0)?\b", call)) or bool(
+            "beta' cannot be 0" in detail) or bool("but got type 'bool'" in detail and re.search(r"True|False", call)) or bool(
+            "'keep_prob' must be in (0.0, 1.0], but got 0" in detail)
+    if cause == "loud_0d_shape":
+        return bool(re.search(r"\(\s*(\(\s*\)|\[\s*\])", call)) and "Unsupported data type" in detail
+    if cause == "loud_tensor_axis":
+        return "axes must be integers" in detail and len(shapes) > 1
     if cause == "loud_domain":
         return "must be greater than (p-1)/2" in detail
     if cause == "loud_dtype":
