@@ -1,6 +1,8 @@
 """Rules for torch.* functions and Tensor methods (migrate/mappings/torch_math.toml, migrate/mappings/tensor_math.toml)."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
@@ -163,8 +165,13 @@ def randint(call) -> None:
     if "low" not in call.bound:
         call.set("low", "0")
     dtype = code(call.bound["dtype"]) if "dtype" in call.bound else "ms.int64"
-    call.replacement = expr(f"ops.randint({code(call.bound['low'])}, {code(call.bound['high'])}, "
-                            f"{code(call.bound['size'])}, dtype={dtype})")
+    draw = f"ops.randint({code(call.bound['low'])}, {code(call.bound['high'])}, {code(call.bound['size'])}"
+    if "dtype" in call.bound and not re.fullmatch(r"(ms|mindspore)\.(u?int(8|16|32|64))", dtype):
+        # torch draws integers in a float dtype too (randint(0, 10, (3,), dtype=torch.float32)); MindSpore's
+        # randint takes integer dtypes only (measured: ValueError): drawn in int64, then cast
+        call.replacement = expr(f"{draw}, dtype=ms.int64).astype({dtype})")
+        return
+    call.replacement = expr(f"{draw}, dtype={dtype})")
 
 
 def tensor_to(call) -> None:

@@ -250,6 +250,9 @@ CASES = [
     # logspace with an integer dtype: torch casts start/end to it first (1 where MindSpore gave 3 for start=0.5)
     Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(dtype=torch.int32, steps=5, end=-1, start=0.5)\n",
          id="logspace int32 start=0.5"),
+    Case("torch.logspace", f"{HEADER}# @run\nout = (torch.logspace(0.5, 3.5, 1, dtype=torch.int32), "
+         "torch.logspace(0.7, 2.2, 1, dtype=torch.int64), torch.logspace(0.5, 3.5, 3, dtype=torch.int64))\n",
+         id="logspace int steps=1"),
     Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(0.5, 2.7, 5, dtype=torch.int64)\n", id="logspace int64"),
     Case("torch.logspace", f"{HEADER}# @run\nout = torch.logspace(-1.5, 3.5, 6, base=3, dtype=torch.int64)\n",
          id="logspace int64 base 3"),
@@ -314,6 +317,13 @@ CASES = [
          inputs={"x": rng_array(2, 4)}, id="dropout int p"),
     Case("torch.nn.functional.dropout1d", f"{HEADER}# @run\nout = F.dropout1d(x, p=0, training=True)\n",
          inputs={"x": rng_array(2, 4, 3)}, id="dropout1d int p"),
+    Case("torch.randint", f"{HEADER}# @run\nout = torch.randint(-3, 10, size=(2, 3), dtype=torch.float64)\n",
+         compare="shape", id="randint float dtype"),
+    Case("torch.searchsorted", f"{HEADER}# @run\nout = (torch.searchsorted(x, y), torch.searchsorted(x, y, right=True))\n",
+         inputs={"x": np.array([0.5, 1.0, 2.5], dtype="float16"), "y": np.array([1, 2, 0, 3])}, id="searchsorted mixed"),
+    Case("torch.searchsorted", f"{HEADER}# @run\nout = torch.searchsorted(x, y)\n",
+         inputs={"x": np.array([0, 2, 4]), "y": np.array([1.5, 2.0, -1.0], dtype="float32")},
+         id="searchsorted int boundaries float values"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
