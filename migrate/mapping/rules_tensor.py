@@ -37,6 +37,12 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def stride_none(call) -> None:
+    """An explicit ``stride=None`` means kernel_size in torch's pooling functions; MindSpore refuses None (measured)."""
+    if "stride" in call.bound and call.literal("stride") is None and "kernel_size" in call.bound:
+        call.bound["stride"] = call.bound["kernel_size"]
+
+
 def float_p(call) -> None:
     """MindSpore's dropout functions take a float p only (``ops.dropout(x, p=1)`` raises TypeError, measured): an
     int literal is written as a float, any other non-float expression is wrapped in float()."""
@@ -197,7 +203,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

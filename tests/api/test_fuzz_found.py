@@ -324,6 +324,11 @@ CASES = [
     Case("torch.searchsorted", f"{HEADER}# @run\nout = torch.searchsorted(x, y)\n",
          inputs={"x": np.array([0, 2, 4]), "y": np.array([1.5, 2.0, -1.0], dtype="float32")},
          id="searchsorted int boundaries float values"),
+    Case("torch.nn.functional.avg_pool1d", f"{HEADER}# @run\nout = F.avg_pool1d(x, 2, None)\n", inputs={"x": rng_array(2, 3, 6)},
+         id="avg_pool1d stride=None"),
+    Case("torch.nn.functional.soft_margin_loss", f"{HEADER}# @run\nout = F.soft_margin_loss(x, y, reduction='none')\n",
+         inputs={"x": np.array([0.5, 1.0, 2.0, -3.0], dtype="float16"), "y": np.array([1.0, -1.0, 1.0, 1.0])},
+         rtol=2e-3, atol=2e-3, why_tolerance="float16 result: two half-precision ulps", id="soft_margin_loss f16 input f64 target"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),

@@ -134,6 +134,9 @@ LOUD_DEGENERATE = ("loud, a degenerate argument: p=0 in normalize / pairwise_dis
 LOUD_0D_SHAPE = ("loud, the 0-d shape (): MindSpore 2.10's CPU Zeros / Ones kernels refuse it ('Select CPU operator[Zeros] "
                  "fail! Unsupported data type' for ops.zeros(()) in every dtype, measured; ops.zeros(1) runs), torch "
                  "returns a 0-d tensor")
+LOUD_ADAPTIVE_UP = ("loud, an adaptive pooling output larger than its input (output_size 2 over a length-1 axis): torch "
+                    "repeats input cells, MindSpore requires the input's size to be at least the output's ('input's last "
+                    "dimension must be greater or equal to output size', measured)")
 LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
                     "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
                     "measured)")
@@ -175,6 +178,8 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
      "loud_degenerate", LOUD_DEGENERATE),
     (r"(Tensor|torch)\.(moveaxis|movedim)", ("ms_raises",), "loud_tensor_axis", LOUD_TENSOR_AXIS),
     (r"torch\.(zeros|ones|empty)", ("ms_raises",), "loud_0d_shape", LOUD_0D_SHAPE),
+    (r"(Tensor|torch)\.scatter(_add|_reduce)?_?", ("ms_raises",), "loud_0d_scatter", LOUD_0D),
+    (r"torch\.nn\.functional\.adaptive_(avg|max)_pool[123]d", ("ms_raises",), "loud_adaptive_up", LOUD_ADAPTIVE_UP),
     (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
     (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
     (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
@@ -314,6 +319,10 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
     if cause == "loud_noargs":
         return not shapes and bool(re.search(r"\w\(\)", call)) and bool(
             re.search(r"missing 1 required positional|input is empty", detail))
+    if cause == "loud_0d_scatter":  # scatter of 0-d tensors: 'framework's unexpected error' (1-D runs, measured)
+        return any(s == [] for s in shapes) and "unexpected error" in detail
+    if cause == "loud_adaptive_up":
+        return "must be greater or equal" in detail
     if cause == "loud_0d_unknown":  # log_softmax of a 0-d tensor of any float dtype: 'Unknown Error!' (measured)
         return any(s == [] for s in shapes) and "Unknown Error" in detail
     if cause == "loud_degenerate":
@@ -330,8 +339,9 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
         if re.search(r"input type must be same|should be the same dtype|must be float,\s*but got", detail) and \
                 len(set(dtypes)) > 1:
             return True
-        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and w in detail]
-        if "float16" in dtypes and re.search(r"KernelMod Init Failed|unregistered", detail):
+        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and (w in detail or f"must not be {d}" in detail)]
+        if any(d == "float16" or d.startswith("int") for d in dtypes) and re.search(
+                r"KernelMod Init Failed|unregistered", detail):
             return True  # FloorDiv of float16 by a Python float: 'does not support ... input(Float16,Float32)'
         return bool(named) or (bool(re.search(r"Unsupported data type", detail)) and
                                any(d.startswith("int") or d in ("float16", "float64") for d in dtypes))
