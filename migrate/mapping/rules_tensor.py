@@ -37,6 +37,19 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def scatter_src(call) -> None:
+    """torch's scatter reads only the index's shape of src (a larger src is fine); MindSpore's TensorScatterElements
+    wants equal shapes ("framework's unexpected error", measured): a name or attribute src is cut to the index's
+    shape when it is a tensor (a number src is the value form and stays)."""
+    if "src" not in call.bound or "index" not in call.bound or "reduce" in call.bound:
+        return
+    src = call.bound["src"]
+    if not isinstance(src, _SIMPLE) or call.literal("src") is not NOT_LITERAL:
+        return
+    s, i = code(src), code(call.bound["index"])
+    call.set("src", f"({s}[tuple(slice(0, _n) for _n in {i}.shape)] if ops.is_tensor({s}) else {s})")
+
+
 def stride_none(call) -> None:
     """An explicit ``stride=None`` means kernel_size in torch's pooling functions; MindSpore refuses None (measured)."""
     if "stride" in call.bound and call.literal("stride") is None and "kernel_size" in call.bound:
@@ -203,7 +216,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

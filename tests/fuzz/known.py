@@ -134,9 +134,10 @@ LOUD_DEGENERATE = ("loud, a degenerate argument: p=0 in normalize / pairwise_dis
 LOUD_0D_SHAPE = ("loud, the 0-d shape (): MindSpore 2.10's CPU Zeros / Ones kernels refuse it ('Select CPU operator[Zeros] "
                  "fail! Unsupported data type' for ops.zeros(()) in every dtype, measured; ops.zeros(1) runs), torch "
                  "returns a 0-d tensor")
-LOUD_ADAPTIVE_UP = ("loud, an adaptive pooling output larger than its input (output_size 2 over a length-1 axis): torch "
-                    "repeats input cells, MindSpore requires the input's size to be at least the output's ('input's last "
-                    "dimension must be greater or equal to output size', measured)")
+LOUD_ADAPTIVE_UP = ("loud, an adaptive pooling output that does not divide its input (output_size 2 over a length-1 or "
+                    "length-3 axis): torch's windows overlap or repeat cells, MindSpore's adaptive_avg_pool1d requires "
+                    "the input length to be at least and a multiple of the output size ('must be greater or equal to "
+                    "output size', 'must be divisible by output size', measured)")
 LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
                     "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
                     "measured)")
@@ -301,7 +302,7 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
         if "The input value must be in range of [0, 1), but got 1" in detail and any(1 in s for s in shapes):
             return True  # cumulative_trapezoid over a dim of size 1: torch returns an empty tensor
         return any(0 in s for s in shapes) or bool(_ZERO_SIZE.search(call)) or bool(
-            re.search(r"must be greater than 0, but got (data: )?0\b", detail) and re.search(r"\(\s*0\s*[,)]", call))
+            re.search(r"must be greater than 0, but got (data: )?0\b", detail) and re.search(r"[(,]\s*0\s*[,)]", call))
     if cause == "loud_bool":
         return "bool" in dtypes and bool(re.search(r"Bool|bool|Unsupported data type|must be a type of", detail))
     if cause == "loud_0d":
@@ -322,7 +323,7 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
     if cause == "loud_0d_scatter":  # scatter of 0-d tensors: 'framework's unexpected error' (1-D runs, measured)
         return any(s == [] for s in shapes) and "unexpected error" in detail
     if cause == "loud_adaptive_up":
-        return "must be greater or equal" in detail
+        return bool(re.search(r"must be greater or equal|must be divisible by output size", detail))
     if cause == "loud_0d_unknown":  # log_softmax of a 0-d tensor of any float dtype: 'Unknown Error!' (measured)
         return any(s == [] for s in shapes) and "Unknown Error" in detail
     if cause == "loud_degenerate":
