@@ -365,6 +365,8 @@ CASES = [
          inputs={"x": np.array([2], dtype="int32"), "y": np.array([1], dtype="int32"),
                  "z": np.array([[1.0, 2.5, 3.0]], dtype="float16")}, rtol=2e-3, atol=2e-3,
          why_tolerance="float16 results: two half-precision ulps", id="trapz one sample, float16"),
+    Case("torch.trapz", f"{HEADER}# @run\nout = torch.trapz(x, y, dim=0)\n",
+         inputs={"x": rng_array(5, 5, dtype="int32"), "y": rng_array(5, 5, dtype="float64")}, id="trapz int y, float64 x"),
     # weight edits: p.data[...] = v left the Parameter unchanged in MindSpore
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),

@@ -307,7 +307,8 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
         return "bool" in dtypes and bool(re.search(r"Bool|bool|Unsupported data type|must be a type of", detail))
     if cause == "loud_0d":
         return any(s == [] for s in shapes) and bool(re.search(
-            r"rank|axis|[Dd]im|range|at least|must be greater than 0|Launch kernel failed", detail))
+            r"rank|axis|[Dd]im|range|at least|must be greater than 0|Launch kernel failed|cannot deal with empty input",
+            detail))
     if cause == "loud_unbatched":
         return bool(shapes) and bool(re.search(r"must have \d dim|rank must be equal to|x_rank must be equal to|"
                                                r"rank of input\s+must be equal to|dim of x must be in|rank of x must "
@@ -340,7 +341,15 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
         if re.search(r"input type must be same|should be the same dtype|must be float,\s*but got", detail) and \
                 len(set(dtypes)) > 1:
             return True
-        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and (w in detail or f"must not be {d}" in detail)]
+        listed = re.findall(r"Tensor\[(\w+)\]", detail.split("but got")[0])
+        # the dtype MindSpore names as refused: after "but got" (a list of accepted types names the others)
+        said = detail.split("but got", 1)[1] if "but got" in detail else ("" if listed else detail)
+        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and (w in said or f"must not be {d}" in detail)]
+        if listed and listed == sorted(listed):  # the kernel's accepted types, listed in order (a cut message too)
+            for d in dtypes:
+                w = _DTYPE_WORDS.get(d)
+                if w and w not in listed and w < listed[-1]:
+                    return True  # the input's dtype would be listed before the last one shown: not accepted
         if any(d == "float16" or d.startswith("int") for d in dtypes) and re.search(
                 r"KernelMod Init Failed|unregistered", detail):
             return True  # FloorDiv of float16 by a Python float: 'does not support ... input(Float16,Float32)'

@@ -51,3 +51,11 @@ def test_loud_shape_classes_need_their_cause():
     assert known.explain_text("torch.nn.functional.adaptive_avg_pool1d", "ms_raises", msg,
                               "out = F.adaptive_avg_pool1d(x, 1)   [x: float32[3, 3]]") == known.LOUD_UNBATCHED
     assert known.explain_text("torch.sqrt", "ms_raises", msg, "out = torch.sqrt(x)   [x: float32[3, 3]]") == ""
+
+
+def test_loud_dtype_from_the_kernels_list():
+    msg = ("MindSpore: TypeError: For primitive[Bernoulli], the input argument[x] must be a type of {Tensor[Bool], "
+           "Tensor[Float32], Tensor[Float64], Tensor[Int16], Tensor[")
+    assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float16[3]]") \
+        == known.LOUD_DTYPE
+    assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float32[3]]") == ""
