@@ -37,6 +37,18 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def int_index(call) -> None:
+    """torch's select takes a one-element integer tensor as the index, MindSpore's Tensor.select only an int
+    (measured): an index that is not an int literal (or already int(...)) is passed through int()."""
+    node = call.bound.get("index")
+    if node is None or isinstance(node, cst.Integer) or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+        return
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "int":
+        return
+    call.set("index", f"int({code(node)})")
+
+
 def scatter_src(call) -> None:
     """torch's scatter reads only the index's shape of src (a larger src is fine); MindSpore's TensorScatterElements
     wants equal shapes ("framework's unexpected error", measured): a name or attribute src is cut to the index's
@@ -216,7 +228,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

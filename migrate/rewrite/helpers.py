@@ -45,8 +45,8 @@ def _msm_pow(base, exponent):
 ''',
     "_msm_inplace": '''
 def _msm_inplace(x, value):
-    """x op= v as in PyTorch: the result keeps x's dtype, and a result of a wider kind (a float for an integer or bool
-    x, an integer for a bool x, a complex for a real x) raises as torch's in-place operators do."""
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as torch's in-place ops do."""
+    # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
     kinds = []
     for d in (x.dtype, value.dtype):
         k = 1
