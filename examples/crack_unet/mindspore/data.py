@@ -10,7 +10,7 @@ import mindspore as ms
 from mindspore import ops
 
 def _msm_inplace(x, value):
-    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as torch's in-place ops do."""
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch's in-place ops do."""
     # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
     kinds = []
     for d in (x.dtype, value.dtype):
@@ -23,7 +23,7 @@ def _msm_inplace(x, value):
             k = 3
         kinds.append(k)
     if kinds[1] > kinds[0]:
-        raise RuntimeError("result type can't be cast to the desired output type of the in-place operator (torch)")
+        raise RuntimeError("result type can't be cast to the desired output type of the in-place operator (PyTorch)")
     return value.astype(x.dtype)
 
 # Fixed normalisation constants (close to the data's own mean and std).
