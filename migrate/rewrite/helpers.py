@@ -45,7 +45,7 @@ def _msm_pow(base, exponent):
 ''',
     "_msm_inplace": '''
 def _msm_inplace(x, value):
-    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch's in-place ops do."""
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch does."""
     # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
     kinds = []
     for d in (x.dtype, value.dtype):
@@ -107,8 +107,9 @@ def _helper_apis() -> set[str]:
 
 
 _APIS: set[str] | None = None
+# what the operators pass writes with a helper (_msm_pow, _msm_inplace)
 PASS_USES = ("operator **", *(f"operator {s}= {how}" for s in ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
-                               for how in ("on a shared tensor", "keeps the dtype")))  # what the operators pass writes with a helper
+                               for how in ("on a shared tensor", "keeps the dtype")))
 
 
 def used_apis(rewriter) -> bool:

@@ -10,7 +10,7 @@ import mindspore as ms
 from mindspore import ops
 
 def _msm_inplace(x, value):
-    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch's in-place ops do."""
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch does."""
     # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
     kinds = []
     for d in (x.dtype, value.dtype):
