@@ -88,18 +88,24 @@ def main(argv=None) -> int:
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.report_only is not None:
-        records = {}
+        records, source = {}, {}
         for path in args.report_only or [args.out]:
             for line in Path(path).read_text().splitlines():
                 rec = json.loads(line)
                 records[rec["name"]] = rec
+                source[rec["name"]] = Path(path).name
+        counts = {}
+        for name in records:
+            counts[source[name]] = counts.get(source[name], 0) + 1
+        note = ("records merged from " + ", ".join(f"{f} ({n} targets)" for f, n in counts.items()) +
+                " (a later file's record of a target replaces an earlier one)") if len(counts) > 1 else ""
         if args.report_only:
             Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
         common = None
         if args.common_results and Path(args.common_results).exists():
             common = [json.loads(line) for line in Path(args.common_results).read_text().splitlines()]
         write_report(list(records.values()), Path(args.report), args.n,
-                     sum(r.get("seconds", 0) for r in records.values()), common)
+                     sum(r.get("seconds", 0) for r in records.values()), common, note)
         return 0
     if not args.worker:
         return supervise(args, argv if argv is not None else sys.argv[1:])
@@ -204,7 +210,7 @@ def supervise(args, argv) -> int:
     return 0
 
 
-def write_report(records, path: Path, n: int, seconds: float, common=None) -> None:
+def write_report(records, path: Path, n: int, seconds: float, common=None, note: str = "") -> None:
     for r in records:  # records written before an explanation class existed: re-read from the description
         for f in r["findings"]:
             if not f["explained"]:
@@ -232,6 +238,7 @@ def write_report(records, path: Path, n: int, seconds: float, common=None) -> No
         f"- findings: {len(explained) + len(unexplained)} (target x kind), {len(explained)} explained, "
         f"{len(unexplained)} unexplained, of which {len(silent_unexplained)} silent (value/dtype/shape)",
         f"- run time: {seconds / 60:.1f} min",
+        *([f"- {note}"] if note else []),
         "",
         "Outcome kinds: `value`/`dtype`/`shape` both ran and disagree (silently wrong numbers); `ms_raises` torch ran",
         "and the converted code raised; `torch_raises` torch refused a call the converted code computed.",

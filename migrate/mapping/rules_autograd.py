@@ -25,15 +25,15 @@ def _plain(node) -> bool:
 
 
 def nn_init(call) -> None:
-    """``nn.init.X_(t, ...)`` -> ``t.set_data(initializer(Class(...), t.shape, t.dtype))``; returns the Parameter
-    like torch returns the tensor. Argument names follow torch's defaults where MindSpore's differ (Normal's
+    """``nn.init.X_(t, ...)`` -> ``t.set_data(initializer(Class(...), t.shape, t.dtype))`` for a Parameter,
+    ``t.assign_value(initializer(...).init_data())`` for a plain Tensor; returns the tensor like torch. Argument names follow torch's defaults where MindSpore's differ (Normal's
     sigma=0.01, Uniform's scale=0.07, TruncatedNormal's sigma=0.01 against torch's std=1 / U(0, 1))."""
     name = call.entry.torch.rsplit(".", 1)[-1]
     t = call.bound.get("tensor")
     if t is None:
         raise Unsupported("needs the tensor")
     if not _plain(t):
-        raise Unsupported("the tensor must be a name or attribute (it is written three times: set_data, shape, "
+        raise Unsupported("the tensor must be a name or attribute (it is written several times: set_data, shape, "
                           "dtype)")
     src = lambda n, default: atom_code(call.bound[n]) if n in call.bound else default  # noqa: E731
     shift = None
@@ -79,7 +79,10 @@ def nn_init(call) -> None:
     value = f"{_INIT}.initializer({_INIT}.{init}, {tc}.shape, {tc}.dtype)"
     if shift is not None:
         value = f"{value}.init_data() + {shift}"
-    call.replacement = expr(f"{tc}.set_data({value})")
+    data = value if shift is not None else f"{value}.init_data()"
+    # a plain Tensor (torch.empty(3, 4) initialised before it is wrapped) has no set_data: assign_value writes it in
+    # place and returns it, as torch's init does
+    call.replacement = expr(f"({tc}.set_data({value}) if isinstance({tc}, ms.Parameter) else {tc}.assign_value({data}))")
 
 
 RULES = {f.__name__: f for f in (nn_init,)}

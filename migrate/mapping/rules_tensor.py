@@ -1,6 +1,8 @@
 """Rules for torch.* functions and Tensor methods (migrate/mappings/torch_math.toml, migrate/mappings/tensor_math.toml)."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
@@ -33,6 +35,64 @@ def float_receiver(call) -> None:
         src = code(recv)
         new = expr(f"({src} if {src}.is_floating_point() else {src}.float())")
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+
+
+def int_index(call) -> None:
+    """torch's select takes a one-element integer tensor as the index, MindSpore's Tensor.select only an int
+    (measured): an index that is not an int literal (or already int(...)) is passed through int()."""
+    node = call.bound.get("index")
+    if node is None or isinstance(node, cst.Integer) or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)):
+        return
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "int":
+        return
+    call.set("index", f"int({code(node)})")
+
+
+def scatter_src(call) -> None:
+    """torch's scatter reads only the index's shape of src (a larger src is fine); MindSpore's TensorScatterElements
+    wants equal shapes ("framework's unexpected error", measured): a name or attribute src is cut to the index's
+    shape when it is a tensor (a number src is the value form and stays)."""
+    if "src" not in call.bound or "index" not in call.bound or "reduce" in call.bound:
+        return
+    src = call.bound["src"]
+    if not isinstance(src, _SIMPLE) or call.literal("src") is not NOT_LITERAL:
+        return
+    s, i = code(src), code(call.bound["index"])
+    call.set("src", f"({s}[tuple(slice(0, _n) for _n in {i}.shape)] if ops.is_tensor({s}) else {s})")
+
+
+def stride_none(call) -> None:
+    """An explicit ``stride=None`` means kernel_size in torch's pooling functions; MindSpore refuses None (measured)."""
+    if "stride" in call.bound and call.literal("stride") is None and "kernel_size" in call.bound:
+        call.bound["stride"] = call.bound["kernel_size"]
+
+
+def float_p(call) -> None:
+    """MindSpore's dropout functions take a float p only (``ops.dropout(x, p=1)`` raises TypeError, measured): an
+    int literal is written as a float, any other non-float expression is wrapped in float()."""
+    if "p" not in call.bound:
+        return
+    p = call.literal("p")
+    if isinstance(p, bool) or p is None:
+        return
+    if isinstance(p, int):
+        call.set("p", repr(float(p)))
+    elif p is NOT_LITERAL:
+        call.set("p", f"float({code(call.bound['p'])})")
+
+
+def sequence_varargs(call) -> None:
+    """torch's ``*tensors`` functions (meshgrid) also take one list or tuple of tensors, MindSpore's only separate
+    arguments (measured: ``ops.meshgrid([x, y])`` raises TypeError). A literal list or tuple is unpacked; any other
+    single argument is passed as written."""
+    if len(call.varargs) != 1 or call.varargs[0].star:
+        return
+    seq = call.varargs[0].value
+    if not isinstance(seq, (cst.List, cst.Tuple)) or not seq.elements:
+        return
+    call.varargs = [cst.Arg(value=el.value, star="*" if isinstance(el, cst.StarredElement) else "")
+                    for el in seq.elements]
 
 
 def round_decimals(call) -> None:
@@ -136,8 +196,13 @@ def randint(call) -> None:
     if "low" not in call.bound:
         call.set("low", "0")
     dtype = code(call.bound["dtype"]) if "dtype" in call.bound else "ms.int64"
-    call.replacement = expr(f"ops.randint({code(call.bound['low'])}, {code(call.bound['high'])}, "
-                            f"{code(call.bound['size'])}, dtype={dtype})")
+    draw = f"ops.randint({code(call.bound['low'])}, {code(call.bound['high'])}, {code(call.bound['size'])}"
+    if "dtype" in call.bound and not re.fullmatch(r"(ms|mindspore)\.(u?int(8|16|32|64))", dtype):
+        # torch draws integers in a float dtype too (randint(0, 10, (3,), dtype=torch.float32)); MindSpore's
+        # randint takes integer dtypes only (measured: ValueError): drawn in int64, then cast
+        call.replacement = expr(f"{draw}, dtype=ms.int64).astype({dtype})")
+        return
+    call.replacement = expr(f"{draw}, dtype={dtype})")
 
 
 def tensor_to(call) -> None:
@@ -163,7 +228,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

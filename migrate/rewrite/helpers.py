@@ -43,6 +43,24 @@ def _msm_pow(base, exponent):
         out = ops.where(ops.logical_and(b == 0, e < 0), ops.zeros_like(out), out)
     return out
 ''',
+    "_msm_inplace": '''
+def _msm_inplace(x, value):
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch does."""
+    # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
+    kinds = []
+    for d in (x.dtype, value.dtype):
+        k = 1
+        if d == ms.bool_:
+            k = 0
+        if d in (ms.float16, ms.bfloat16, ms.float32, ms.float64):
+            k = 2
+        if d in (ms.complex64, ms.complex128):
+            k = 3
+        kinds.append(k)
+    if kinds[1] > kinds[0]:
+        raise RuntimeError("result type can't be cast to the desired output type of the in-place operator (PyTorch)")
+    return value.astype(x.dtype)
+''',
     "_msm_cosine_similarity": '''
 def _msm_cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cosine_similarity as in PyTorch: each input is divided by max(its norm, eps) (MindSpore divides the product
@@ -89,7 +107,9 @@ def _helper_apis() -> set[str]:
 
 
 _APIS: set[str] | None = None
-PASS_USES = ("operator **", "operator **= on a shared tensor", "operator **= keeps the dtype")  # what the operators pass writes with a helper
+# what the operators pass writes with a helper (_msm_pow, _msm_inplace)
+PASS_USES = ("operator **", *(f"operator {s}= {how}" for s in ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
+                               for how in ("on a shared tensor", "keeps the dtype")))
 
 
 def used_apis(rewriter) -> bool:

@@ -181,10 +181,10 @@ class _Operators(Transformer):
         fallback = _code(updated.with_changes(leading_lines=[])).strip()
         if shared:
             self._count(f"{sym}= on a shared tensor")
-            text = f"{x}.copy_({value})  # in place as in torch: aliases of {x} see the change"
+            text = f"{x}.copy_(_msm_inplace({x}, {value}))  # in place as in torch: aliases of {x} see the change"
         else:
             self._count(f"{sym}= keeps the dtype")
-            text = f"{x} = ({value}).astype({x}.dtype)  # in place: {x} keeps its dtype"
+            text = f"{x} = _msm_inplace({x}, {value})  # in place: {x} keeps its dtype"
         stmt = emit.statement(f"if ops.is_tensor({x}):\n    {text}\nelse:\n    {fallback}\n")
         return stmt.with_changes(leading_lines=updated.leading_lines)
 

@@ -41,7 +41,7 @@ from .msnames import names_used, short_name
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone unless the receiver is a tensor.
 _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
-                    "div_", "scatter", "scatter_"}
+                    "div_", "divide_", "scatter", "scatter_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 

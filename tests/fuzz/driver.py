@@ -32,7 +32,7 @@ class Report:
     name: str
     examples: int = 0
     outcomes: collections.Counter = field(default_factory=collections.Counter)
-    findings: dict = field(default_factory=dict)  # kind (silent kinds: explained or not) -> first Finding
+    findings: dict = field(default_factory=dict)  # kind (silent kinds and ms_raises: explained or not) -> first Finding
     dtypes: set = field(default_factory=set)
     skipped: str = ""
 
@@ -43,7 +43,7 @@ class Report:
             self.dtypes.add(str(v.dtype))
         if outcome.kind not in ("match", "both_raise", "refused"):
             key = outcome.kind if example.api == self.name else f"{example.api} {outcome.kind}"
-            if outcome.kind in ("value", "dtype", "shape") and not known.explain(
+            if outcome.kind in ("value", "dtype", "shape", "ms_raises") and not known.explain(
                     example.api, outcome.kind, outcome.detail, example):
                 key += " (unexplained)"  # counted apart: never hidden behind an explained first example
             if key in self.findings:

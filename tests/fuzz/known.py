@@ -28,7 +28,9 @@ HUGE = ("huge input (|x| >= 1e4 up to 1e30): float overflow inside the kernel's 
         "libraries (mish/softplus/group_norm/norm intermediate results overflow in one and not the other)")
 ZERO_D_F16 = ("0-d tensor in a mixed-dtype call: torch's promotion lets a 0-d tensor (a 'scalar') not widen the "
               "result (float16 tensor / 2.5 stays float16; where(c, float32, 0-d float64) is float32), MindSpore "
-              "promotes as for any tensor (measured). Affects only 0-d tensors mixed with other dtypes")
+              "promotes as for any tensor, and a 0-d int32 with a Python int as two scalars (div(0-d int32, 1, "
+              "rounding_mode='trunc') is int64; int32 for shape (3,); measured). Affects only 0-d tensors mixed with "
+              "other dtypes or Python numbers")
 DUP_SCATTER = ("scatter with repeated indices: torch documents the result as undefined (which write wins is up to "
                "the kernel), so no conversion can promise torch's numbers")
 F16_PRECISION = ("float16 input: MindSpore computes this kernel in float16 where torch accumulates in float32 "
@@ -87,6 +89,59 @@ SHIFT = ("shift count outside [0, bit width): torch gives 0 (<<) or the sign (>>
          "count-modulo result (1 << 32 on int32: 0 vs 1; measured). C leaves such shifts undefined; open, not converted "
          "around")
 
+PINV_RANK = ("pinverse of a numerically rank-deficient matrix (its smallest singular value is below max(m, n) * eps * "
+             "the largest, i.e. rounding noise of a zero): torch.pinverse's documented cut rcond=1e-15 keeps that noise "
+             "and inverts it (a 1e6 entry), the converted ops.pinv(rtol=1e-15) makes the same cut, but the noise itself "
+             "is each SVD kernel's rounding (torch 4.9e-7, MindSpore 1.8e-15 for [[0, 0, 0], [3, -3, -2], [3, -4, -4]], "
+             "measured), so the results are noise on both sides; full-rank inputs agree (300 random, measured)")
+
+# Loud classes (kind ms_raises: torch computed, the converted call raised). Each applies only when the example shows
+# its cause (the input's dtype or shape) and MindSpore's message names it; the call fails at once, with MindSpore's
+# message, never with a wrong number.
+LOUD_EMPTY = ("loud, zero-element input or zero size: MindSpore 2.10's CPU kernels refuse empty tensors and zero "
+              "counts that torch accepts (Tile 'fast stride can not be equal to 0', diff/digamma 'can not be an empty "
+              "Tensor', LinSpace/RandpermV2/fftfreq 'must be greater than 0', Svd of an empty matrix; measured): the "
+              "converted call raises where torch returns an empty result")
+LOUD_BOOL = ("loud, bool input: MindSpore 2.10's CPU kernel for this op has no bool variant (its message: "
+             "'Unsupported data type', 'must be a type of {...}, but got Bool'), torch computes on True/False as 1/0; "
+             "the converted call raises at once")
+LOUD_0D = ("loud, 0-d input to an op that takes a dim: MindSpore 2.10's kernels (Sort, Cummax/Cummin/CumProd, "
+           "ReverseV2, Transpose, GatherD, Softmax) refuse rank 0 ('axis must be in the range of [-0, 0)', 'rank ... "
+           "must be greater than 0'), torch treats a 0-d tensor as one element along dim 0 / -1")
+LOUD_DTYPE = ("loud, an input dtype MindSpore 2.10's CPU kernel for this op lacks (its message names the dtype: "
+              "float64 Lerp/HShrink/LpNorm/Histogram, float16 Hypot/Argmax, integer Atan2/Xlogy/IsInf/Ceil, or "
+              "two dtypes where the kernel takes one: Igamma/NextAfter 'the input type must be same'); torch "
+              "computes (or promotes) them; the converted call raises at once")
+LOUD_UNBATCHED = ("loud, an unbatched input: torch's pooling, dropout, unfold and channel_shuffle functions also take an "
+                  "input without the batch dimension ((C, L) for 1d, (C, H, W) for 2d, (C, D, H, W) for 3d), "
+                  "MindSpore's kernels require it ('input must have 3 dim', 'x_rank must be equal to 5', 'the rank "
+                  "of input must be equal to 4', measured); the converted call raises at once")
+LOUD_BROADCAST = ("loud, a target that broadcasts to the input: torch's kl_div / smooth_l1_loss broadcast input and target "
+                  "(smooth_l1_loss with a warning), MindSpore's KLDivLoss / SmoothL1Loss kernels require equal shapes "
+                  "('must be equal to', measured); with equal shapes the two agree")
+LOUD_1X1 = ("loud, a 1x1 matrix: MindSpore 2.10's MatrixDeterminant / MatrixInverse / LogMatrixDeterminant kernels "
+            "require at least 2 rows ('the row size must be greater than or equal to 2, but got 1', measured); "
+            "2x2 and larger agree")
+LOUD_NOARGS = ("loud, a call with no tensors at all (torch.atleast_1d() returns (), torch.block_diag() an empty "
+               "tensor): MindSpore's functions require at least one ('missing 1 required positional argument', "
+               "'the input is empty')")
+LOUD_DOMAIN = ("loud, an input outside the function's domain: mvlgamma(x, p) with some x <= (p - 1) / 2 gives nan in "
+               "torch 2.x, MindSpore's Mvlgamma raises ('all elements of x must be greater than (p-1)/2', measured)")
+LOUD_DEGENERATE = ("loud, a degenerate argument: p=0 in normalize / pairwise_distance (MindSpore's formula divides by p: "
+                   "ZeroDivisionError), beta=0 in softplus (torch divides by it and gives inf/nan, MindSpore refuses "
+                   "'beta cannot be 0'), a bool as threshold's value (torch takes True as 1, MindSpore wants a float "
+                   "or int), p=1 in a training-mode dropout (torch returns zeros, MindSpore's Dropout refuses keep_prob 0); measured")
+LOUD_0D_SHAPE = ("loud, the 0-d shape (): MindSpore 2.10's CPU Zeros / Ones kernels refuse it ('Select CPU operator[Zeros] "
+                 "fail! Unsupported data type' for ops.zeros(()) in every dtype, measured; ops.zeros(1) runs), torch "
+                 "returns a 0-d tensor")
+LOUD_ADAPTIVE_UP = ("loud, an adaptive pooling output that does not divide its input (output_size 2 over a length-1 or "
+                    "length-3 axis): torch's windows overlap or repeat cells, MindSpore's adaptive_avg_pool1d requires "
+                    "the input length to be at least and a multiple of the output size ('must be greater or equal to "
+                    "output size', 'must be divisible by output size', measured)")
+LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
+                    "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
+                    "measured)")
+
 # (target regex, kinds, cause predicate name, explanation)
 KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.equal|torch\.equal|Tensor\.is_same_size", ("convert_error", "crash"), "any", CONVERT_LITERAL),
@@ -110,6 +165,25 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"Tensor\.data_ptr", ("value",), "any", ADDRESS),
     (r"(Tensor|torch)\.(kthvalue|mode)", ("value",), "any", TIES),
     (r"(Tensor|torch)\.bitwise_(left|right)_shift_?|operator:(<<|>>)=?", ("value",), "shift", SHIFT),
+    (r"(Tensor|torch)\.pinverse", ("value",), "rank_deficient", PINV_RANK),
+    (r".*", ("ms_raises",), "loud_empty", LOUD_EMPTY),
+    (r"torch\.nn\.functional\.(adaptive_)?(avg|max|lp)_pool[123]d|torch\.nn\.functional\.(dropout[123]d|unfold|"
+     r"channel_shuffle)", ("ms_raises",), "loud_unbatched", LOUD_UNBATCHED),
+    (r"torch\.nn\.functional\.(kl_div|smooth_l1_loss)", ("ms_raises",), "loud_broadcast", LOUD_BROADCAST),
+    (r"(Tensor|torch)\.(linalg\.)?(det|inv|inv_ex|inverse|logdet|slogdet)", ("ms_raises",), "loud_1x1", LOUD_1X1),
+    (r"torch\.(atleast_[123]d|block_diag)", ("ms_raises",), "loud_noargs", LOUD_NOARGS),
+    (r"(Tensor|torch)\.(special\.)?(mvlgamma_?|multigammaln)", ("ms_raises",), "loud_domain", LOUD_DOMAIN),
+    (r"(torch\.nn\.functional|Tensor|torch|torch\.special)\.log_softmax", ("ms_raises",), "loud_0d_unknown", LOUD_0D),
+    (r"torch\.nn\.functional\.(normalize|pairwise_distance|softplus|threshold|dropout[123]?d?)|torch\.threshold",
+     ("ms_raises",),
+     "loud_degenerate", LOUD_DEGENERATE),
+    (r"(Tensor|torch)\.(moveaxis|movedim)", ("ms_raises",), "loud_tensor_axis", LOUD_TENSOR_AXIS),
+    (r"torch\.(zeros|ones|empty)", ("ms_raises",), "loud_0d_shape", LOUD_0D_SHAPE),
+    (r"(Tensor|torch)\.scatter(_add|_reduce)?_?", ("ms_raises",), "loud_0d_scatter", LOUD_0D),
+    (r"torch\.nn\.functional\.adaptive_(avg|max)_pool[123]d", ("ms_raises",), "loud_adaptive_up", LOUD_ADAPTIVE_UP),
+    (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
+    (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
+    (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
 ]
 
 _SILENT = ("value", "dtype", "shape")
@@ -170,7 +244,21 @@ def _pole(example) -> bool:
     return False
 
 
-_PREDICATES = {"hinge": _hinge, "negative_target": _negative_target, "correction": _correction, "pole": _pole}
+def _rank_deficient(example) -> bool:
+    """A matrix of the first input whose smallest singular value is rounding noise: below max(m, n) * eps(float32)
+    * the largest (SVD in float64 of the values as given)."""
+    arrays = _arrays(example)
+    if not arrays or arrays[0].ndim < 2 or not arrays[0].size or arrays[0].dtype.kind != "f":
+        return False
+    a = arrays[0].astype("float64")
+    if not np.isfinite(a).all():
+        return False
+    sv = np.linalg.svd(a.reshape(-1, *a.shape[-2:]), compute_uv=False)
+    cut = max(a.shape[-2:]) * float(np.finfo(np.float32).eps)
+    return bool((sv.min(axis=-1) <= cut * sv.max(axis=-1)).any())
+
+
+_PREDICATES = {"rank_deficient": _rank_deficient, "hinge": _hinge, "negative_target": _negative_target, "correction": _correction, "pole": _pole}
 
 
 def _has_empty(example) -> bool:
@@ -195,17 +283,93 @@ def _has_signed_zero(example) -> bool:
 
 
 def _zero_d_f16(example) -> bool:
-    return any(a.ndim == 0 and a.dtype.kind in "fc" for a in _arrays(example))
+    return any(a.ndim == 0 and a.dtype.kind in "fciu" for a in _arrays(example))
 
 
 def _has_f16(example) -> bool:
     return any(a.dtype == np.float16 for a in _arrays(example))
 
 
+_ZERO_SIZE = re.compile(r"\b(steps|n|num|bins)=0\b|\((\s*-?\d+\s*,)*\s*0\s*(,\s*-?\d+\s*)*,?\)")
+_DTYPE_WORDS = {"bool": "Bool", "float16": "Float16", "float32": "Float32", "float64": "Float64", "int32": "Int32",
+                "int64": "Int64"}
+
+
+def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> bool:
+    """Whether a loud (ms_raises) example shows ``cause``: from its inputs' dtypes and shapes, its call text and
+    MindSpore's message."""
+    if cause == "loud_empty":
+        if "The input value must be in range of [0, 1), but got 1" in detail and any(1 in s for s in shapes):
+            return True  # cumulative_trapezoid over a dim of size 1: torch returns an empty tensor
+        return any(0 in s for s in shapes) or bool(_ZERO_SIZE.search(call)) or bool(
+            re.search(r"must be greater than 0, but got (data: )?0\b", detail) and re.search(r"[(,]\s*0\s*[,)]", call))
+    if cause == "loud_bool":
+        return "bool" in dtypes and bool(re.search(r"Bool|bool|Unsupported data type|must be a type of", detail))
+    if cause == "loud_0d":
+        return any(s == [] for s in shapes) and bool(re.search(
+            r"rank|axis|[Dd]im|range|at least|must be greater than 0|Launch kernel failed|cannot deal with empty input",
+            detail))
+    if cause == "loud_unbatched":
+        return bool(shapes) and bool(re.search(r"must have \d dim|rank must be equal to|x_rank must be equal to|"
+                                               r"rank of input\s+must be equal to|dim of x must be in|rank of x must "
+                                               r"be in|dimension of input x must be equal to|expect input with > \d "
+                                               r"dims|input x rank must be equal to", detail))
+    if cause == "loud_broadcast":
+        return len(shapes) > 1 and shapes[0] != shapes[1] and "must be equal to" in detail
+    if cause == "loud_1x1":
+        return any(len(s) >= 2 and s[-2:] == [1, 1] for s in shapes) and "greater than or equal to 2" in detail
+    if cause == "loud_noargs":
+        return not shapes and bool(re.search(r"\w\(\)", call)) and bool(
+            re.search(r"missing 1 required positional|input is empty", detail))
+    if cause == "loud_0d_scatter":  # scatter of 0-d tensors: 'framework's unexpected error' (1-D runs, measured)
+        return any(s == [] for s in shapes) and "unexpected error" in detail
+    if cause == "loud_adaptive_up":
+        return bool(re.search(r"must be greater or equal|must be divisible by output size", detail))
+    if cause == "loud_0d_unknown":  # log_softmax of a 0-d tensor of any float dtype: 'Unknown Error!' (measured)
+        return any(s == [] for s in shapes) and "Unknown Error" in detail
+    if cause == "loud_degenerate":
+        return bool(re.search(r"ZeroDivisionError", detail) and re.search(r"(p=|, )0(\.0)?\b", call)) or bool(
+            "beta' cannot be 0" in detail) or bool("but got type 'bool'" in detail and re.search(r"True|False", call)) or bool(
+            "'keep_prob' must be in (0.0, 1.0], but got 0" in detail)
+    if cause == "loud_0d_shape":
+        return bool(re.search(r"\(\s*(\(\s*\)|\[\s*\])", call)) and "Unsupported data type" in detail
+    if cause == "loud_tensor_axis":
+        return "axes must be integers" in detail and len(shapes) > 1
+    if cause == "loud_domain":
+        return "must be greater than (p-1)/2" in detail
+    if cause == "loud_dtype":
+        if re.search(r"input type must be same|should be the same dtype|must be float,\s*but got", detail) and \
+                len(set(dtypes)) > 1:
+            return True
+        listed = re.findall(r"Tensor\[(\w+)\]", detail.split("but got")[0])
+        # the dtype MindSpore names as refused: after "but got" (a list of accepted types names the others)
+        said = detail.split("but got", 1)[1] if "but got" in detail else ("" if listed else detail)
+        named = [w for d, w in _DTYPE_WORDS.items() if d in dtypes and (w in said or f"must not be {d}" in detail)]
+        if listed and listed == sorted(listed):  # the kernel's accepted types, listed in order (a cut message too)
+            for d in dtypes:
+                w = _DTYPE_WORDS.get(d)
+                if w and w not in listed and w < listed[-1]:
+                    return True  # the input's dtype would be listed before the last one shown: not accepted
+        if any(d == "float16" or d.startswith("int") for d in dtypes) and re.search(
+                r"KernelMod Init Failed|unregistered", detail):
+            return True  # FloorDiv of float16 by a Python float: 'does not support ... input(Float16,Float32)'
+        return bool(named) or (bool(re.search(r"Unsupported data type", detail)) and
+                               any(d.startswith("int") or d in ("float16", "float64") for d in dtypes))
+    return False
+
+
 def explain(target: str, kind: str, detail: str, example=None) -> str:
     if kind == "torch_raises":
         return TORCH_RAISES
     for pattern, kinds, cause, why in KNOWN:
+        if cause.startswith("loud_"):
+            if kind not in kinds or example is None or not re.fullmatch(pattern, target):
+                continue
+            arrays = _arrays(example)
+            if _loud(cause, [str(a.dtype) for a in arrays], [list(a.shape) for a in arrays],
+                     example.run or example.code, detail):
+                return why
+            continue
         if cause == "view" and not (example is not None and example.strided):
             continue
         if cause == "shift" and not _shift_out_of_range(example):
@@ -233,6 +397,11 @@ def explain(target: str, kind: str, detail: str, example=None) -> str:
 
 
 _SHAPE = re.compile(r":\s*\w+\[([0-9, ]*)\]")
+_SHAPE_D = re.compile(r":\s*(\w+)\[([0-9, ]*)\]")
+
+
+def _shapes(description: str) -> list:
+    return [[int(d) for d in m.split(",") if d.strip()] for m in _SHAPE.findall(description)]
 
 
 def explain_text(target: str, kind: str, detail: str, description: str) -> str:
@@ -240,10 +409,17 @@ def explain_text(target: str, kind: str, detail: str, description: str) -> str:
     the classes whose cause the description shows (empty or 0-d inputs, inf/nan/-0.0 in the call text)."""
     if kind == "torch_raises":
         return TORCH_RAISES
+    dtypes = [d for d, _ in _SHAPE_D.findall(description.split("   [", 1)[1] if "   [" in description else "")]
     for pattern, kinds, cause, why in KNOWN:
+        if cause.startswith("loud_"):
+            call = description.split("   [")[0]
+            if kind in kinds and re.fullmatch(pattern, target) and _loud(cause, dtypes, _shapes(description), call,
+                                                                       detail):
+                return why
+            continue
         if cause == "view" and "(view)" not in description:
             continue
-        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole"):  # needs the values
+        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole", "rank_deficient"):  # needs the values
             continue
         if cause == "correction" and not re.search(r"correction=([2-9]|\d{2,})", description):
             continue

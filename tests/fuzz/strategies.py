@@ -359,7 +359,8 @@ def name_is_seq(text: str) -> bool:
 
 
 RANDOM_APIS = ("rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "dropout",
-               "uniform_", "normal_", "random_", "exponential_", "empty", "rrelu")
+               "uniform_", "normal_", "random_", "exponential_", "empty", "rrelu", "xavier_", "kaiming_",
+               "trunc_normal_", "orthogonal_", "sparse_")
 
 
 def _random_api(api: str) -> bool:

@@ -9,6 +9,23 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
+def _msm_inplace(x, value):
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch does."""
+    # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
+    kinds = []
+    for d in (x.dtype, value.dtype):
+        k = 1
+        if d == ms.bool_:
+            k = 0
+        if d in (ms.float16, ms.bfloat16, ms.float32, ms.float64):
+            k = 2
+        if d in (ms.complex64, ms.complex128):
+            k = 3
+        kinds.append(k)
+    if kinds[1] > kinds[0]:
+        raise RuntimeError("result type can't be cast to the desired output type of the in-place operator (PyTorch)")
+    return value.astype(x.dtype)
+
 # Fixed normalisation constants (close to the data's own mean and std).
 MEAN = np.float32(0.467)
 STD = np.float32(0.088)
@@ -47,7 +64,7 @@ def _crack_segments(rng, size):
         point = np.asarray(start, dtype=float)
         for _ in range(int(length / step)):
             if ops.is_tensor(heading):
-                heading.copy_(heading + rng.normal(0.0, 0.35))  # in place as in torch: aliases of heading see the change
+                heading.copy_(_msm_inplace(heading, heading + rng.normal(0.0, 0.35)))  # in place as in torch: aliases of heading see the change
             else:
                 heading += rng.normal(0.0, 0.35)
             nxt = point + step * np.array([np.cos(heading), np.sin(heading)])

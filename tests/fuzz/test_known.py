@@ -1,0 +1,61 @@
+"""The fuzzer's explanation classes apply only where the example shows their cause (tests/fuzz/known.py)."""
+import numpy as np
+
+from tests.fuzz import known
+from tests.fuzz.strategies import Example
+
+
+def _ex(**inputs):
+    return Example("f", "out = f(x)\n", {k: np.asarray(v) for k, v in inputs.items()}, run="out = f(x)\n")
+
+
+def test_pinverse_rank_deficient_only():
+    singular = np.array([[[0.0, 0.0, 0.0], [3.0, -3.0, -2.0], [3.0, -4.0, -4.0]]], dtype="float32")
+    full = np.array([[[2.0, 1.0, 0.0], [0.0, 1.0, 0.5], [1.0, 0.0, 3.0]]], dtype="float32")
+    assert known.explain("torch.pinverse", "value", "", _ex(x=singular)) == known.PINV_RANK
+    assert known.explain("torch.pinverse", "value", "", _ex(x=full)) == ""
+    assert known.explain("torch.linalg.inv", "value", "", _ex(x=singular)) == ""
+
+
+def test_loud_classes_need_their_cause():
+    bool_msg = "MindSpore: TypeError: Select CPU operator[Atan2] fail! Unsupported data type!"
+    assert known.explain("torch.atan2", "ms_raises", bool_msg, _ex(x=np.array([True]), y=np.array([False]))) \
+        == known.LOUD_BOOL
+    assert known.explain("torch.sort", "ms_raises", "MindSpore: ValueError: For Sort, the check range left must be "
+                         "smaller than right number", _ex(x=np.zeros((0, 3), "float32"))) == known.LOUD_EMPTY
+    assert known.explain("torch.flip", "ms_raises", "MindSpore: ValueError: For primitive[ReverseV2], the rank of x "
+                         "must be not equal to 0", _ex(x=np.float32(1.0))) == known.LOUD_0D
+    assert known.explain("torch.lerp", "ms_raises", "MindSpore: TypeError: For primitive[Lerp], the input[start] "
+                         "supports types: Float16, Float32. But got Float64.", _ex(x=np.ones(2))) == known.LOUD_DTYPE
+    # an ordinary float32 input with a keyword MindSpore does not take: no class applies (a conversion bug)
+    assert known.explain("torch.sqrt", "ms_raises", "MindSpore: TypeError: sqrt() got an unexpected keyword argument "
+                         "'input'", _ex(x=np.ones(3, "float32"))) == ""
+    assert known.explain_text("torch.sqrt", "ms_raises", "MindSpore: TypeError: sqrt() got an unexpected keyword "
+                              "argument 'input'", "out = torch.sqrt(input=x)   [x: float32[3]]") == ""
+    assert known.explain_text("torch.atan2", "ms_raises", bool_msg,
+                              "out = torch.atan2(x, y)   [x: bool[0], y: bool[2]]") == known.LOUD_EMPTY
+    assert known.explain_text("torch.linspace", "ms_raises", "MindSpore: ValueError: the num must be greater than 0",
+                              "out = torch.linspace(start=0, end=5, steps=0)   []") == known.LOUD_EMPTY
+
+
+def test_loud_shape_classes_need_their_cause():
+    msg = "MindSpore: ValueError: For primitive[MatrixInverse], the row size must be greater than or equal to 2, but got 1."
+    assert known.explain_text("torch.linalg.inv", "ms_raises", msg, "out = torch.linalg.inv(A=x)   [x: float64[1, 1]]") \
+        == known.LOUD_1X1
+    assert known.explain_text("torch.linalg.inv", "ms_raises", msg, "out = torch.linalg.inv(A=x)   [x: float64[3, 3]]") \
+        == ""
+    msg = "MindSpore: ValueError: For primitive[KLDivLoss], the x shape: [4,1,] must be equal to [1,1,]"
+    assert known.explain_text("torch.nn.functional.kl_div", "ms_raises", msg,
+                              "out = F.kl_div(x, y)   [x: float32[4, 1], y: float32[1, 1]]") == known.LOUD_BROADCAST
+    msg = "MindSpore: ValueError: For adaptive_avg_pool1d input must have 3 dim, but got 2."
+    assert known.explain_text("torch.nn.functional.adaptive_avg_pool1d", "ms_raises", msg,
+                              "out = F.adaptive_avg_pool1d(x, 1)   [x: float32[3, 3]]") == known.LOUD_UNBATCHED
+    assert known.explain_text("torch.sqrt", "ms_raises", msg, "out = torch.sqrt(x)   [x: float32[3, 3]]") == ""
+
+
+def test_loud_dtype_from_the_kernels_list():
+    msg = ("MindSpore: TypeError: For primitive[Bernoulli], the input argument[x] must be a type of {Tensor[Bool], "
+           "Tensor[Float32], Tensor[Float64], Tensor[Int16], Tensor[")
+    assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float16[3]]") \
+        == known.LOUD_DTYPE
+    assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float32[3]]") == ""
