@@ -99,3 +99,32 @@ def test_deterministic_query(case):
         run_case(case)
     finally:
         torch.use_deterministic_algorithms(False)
+
+
+# Entries that refused a form before: torch.randperm with a generator (the converted torch.Generator draws torch's
+# permutation), Tensor.diff with prepend / append; and torch's re-export paths (torch.utils.data.sampler.X,
+# dataloader.X, torch.amp.grad_scaler.X) folded into the names the table has
+FORMS = [
+    *run_cases("torch.randperm", ["g = torch.Generator()\ng.manual_seed(3)\nout = torch.randperm(10, generator=g)",
+                                  "g = torch.Generator().manual_seed(1234)\nout = (torch.randperm(7, generator=g), torch.randperm(50, generator=g))",
+                                  "g = torch.Generator()\ng.manual_seed(0)\nout = torch.randperm(6, generator=g, dtype=torch.int32)",
+                                  "g = torch.Generator()\ng.manual_seed(5)\nout = x[torch.randperm(x.shape[0], generator=g)]"]),
+    *run_cases("Tensor.diff", ["out = x.diff(prepend=x[..., 3:4])", "out = x.diff(append=x[..., 0:1])",
+                               "out = x.diff(dim=0, prepend=x[:1], append=x[-1:])",
+                               "out = x.diff(1, -1, x[..., :2], x[..., 1:])"]),
+    *run_cases(("torch.utils.data.BatchSampler", "torch.utils.data.SequentialSampler"),
+               ["out = [b for b in BatchSampler(SequentialSampler(range(7)), 3, False)]"],
+               prelude="from torch.utils.data.sampler import BatchSampler, SequentialSampler"),
+    *run_cases(("torch.utils.data.Sampler", "torch.utils.data.DataLoader"),
+               ["out = [b for b in torch.utils.data.DataLoader(list(x), sampler=Reverse(3), batch_size=2)]"],
+               prelude="from torch.utils.data.sampler import Sampler\nclass Reverse(Sampler):\n"
+                       "    def __init__(self, n):\n        self.n = n\n    def __iter__(self):\n"
+                       "        return iter(range(self.n - 1, -1, -1))\n    def __len__(self):\n        return self.n\n"),
+    *run_cases("torch.utils.data.default_collate", ["out = torch.utils.data.dataloader.default_collate([x[0], x[2]])"]),
+]
+CASES = CASES + FORMS
+
+
+@pytest.mark.parametrize("case", FORMS, ids=str)
+def test_forms(case):
+    run_case(case)
