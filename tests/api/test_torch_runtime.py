@@ -128,3 +128,41 @@ CASES = CASES + FORMS
 @pytest.mark.parametrize("case", FORMS, ids=str)
 def test_forms(case):
     run_case(case)
+
+
+TREES = ("[x, (x * 2, None)]", "{'b': x, 'a': [x + 1, 3]}", "collections.OrderedDict(z=x, y=(x,))",
+         "P(x, [x * 3])", "collections.deque([x, x], maxlen=3)", "collections.defaultdict(list, {'k': [x]})",
+         "x", "[]", "((), {})")
+PYTREE = [
+    *[c for tree in TREES for c in run_cases(
+        ("torch.utils._pytree.tree_flatten", "torch.utils._pytree.tree_unflatten"),
+        [f"leaves, spec = tree_flatten({tree})\nrebuilt = tree_unflatten([l * 2 if isinstance(l, torch.Tensor) else l "
+         f"for l in leaves], spec)\nflat, _ = tree_flatten(rebuilt)\nout = (leaves, flat, spec.num_leaves, "
+         f"type(rebuilt).__name__, isinstance(spec, TreeSpec))"],
+        prelude="import collections\nfrom torch.utils._pytree import tree_flatten, tree_unflatten, TreeSpec\n"
+                "P = collections.namedtuple('P', 'a b')\n")],
+    *run_cases(("torch.utils._pytree.tree_flatten", "torch.utils._pytree.TreeSpec", "torch.utils._pytree.PyTree"),
+               ["def f(t: pytree.PyTree) -> pytree.TreeSpec:\n    return pytree.tree_flatten(t)[1]\n"
+                "out = (f([x, {'a': x}]) == f([x * 0, {'a': 1}]), f([x]) == f((x,)), f([x]).num_children)"],
+               prelude="import torch.utils._pytree as pytree"),
+    *run_cases("torch.utils._pytree.tree_flatten",
+               ["out = pytree.tree_flatten([x, [x, 1]], is_leaf=lambda n: isinstance(n, list) and len(n) == 2)[0]"],
+               prelude="import torch.utils._pytree as pytree"),
+]
+CASES = CASES + PYTREE
+
+
+@pytest.mark.parametrize("case", PYTREE, ids=str)
+def test_pytree(case):
+    run_case(case)
+
+
+def test_pytree_wrong_leaf_count():
+    """torch's tree_unflatten raises a ValueError for a leaf count the spec does not hold; so does the helper."""
+    from migrate import convert_source
+
+    code = ("import torch\nfrom torch.utils._pytree import tree_flatten, tree_unflatten\n"
+            "leaves, spec = tree_flatten([1, (2, 3)])\ntree_unflatten([1, 2], spec)\n")
+    for source in (code, convert_source(code).code):
+        with pytest.raises(ValueError):
+            exec(source, {})
