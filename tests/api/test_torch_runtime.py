@@ -166,3 +166,55 @@ def test_pytree_wrong_leaf_count():
     for source in (code, convert_source(code).code):
         with pytest.raises(ValueError):
             exec(source, {})
+
+
+JIT = """
+def set_fuser():
+    a = torch._C._jit_set_profiling_executor(False)
+    b = torch._C._jit_set_profiling_mode(False)
+    c = torch._C._jit_override_can_fuse_on_gpu(True)
+    d = torch._C._jit_override_can_fuse_on_cpu(False)
+    e = torch._C._jit_set_texpr_fuser_enabled(False)
+    f = torch._C._jit_set_profiling_executor(True)
+    g = torch._C._jit_set_profiling_mode(True)
+    return [a, b, c, d, e, f, g]
+"""
+QUANT = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.fc = nn.Linear(4, 2)
+        self.dequant = DeQuantStub(qconfig=None)
+    def forward(self, x):
+        return self.dequant(self.fc(self.quant(x)))
+net = Net()
+"""
+MORE = [
+    *run_cases("torch._C._get_tracing_state", ["out = torch._C._get_tracing_state() is None",
+                                               "out = x * 2 if torch._C._get_tracing_state() else x"]),
+    *run_cases(("torch._C._jit_set_profiling_executor", "torch._C._jit_set_profiling_mode",
+                "torch._C._jit_override_can_fuse_on_gpu", "torch._C._jit_override_can_fuse_on_cpu",
+                "torch._C._jit_set_texpr_fuser_enabled"), ["out = set_fuser()"], prelude=JIT),
+    *run_cases("torch._C._jit_set_nvfuser_enabled", ["out = torch._C._jit_set_nvfuser_enabled(False)"]),
+    *run_cases(("torch.ao.quantization.QuantStub", "torch.ao.quantization.DeQuantStub"), ["out = net(x)"],
+               prelude="from torch.ao.quantization import DeQuantStub\n" + QUANT),
+    *run_cases(("torch.distributed.Backend.NCCL", "torch.distributed.Backend.GLOO", "torch.distributed.Backend.MPI"),
+               ["out = [str(torch.distributed.Backend.NCCL), str(Backend.GLOO), 'gloo' == Backend.GLOO, "
+                "Backend.MPI in ('mpi',), str(Backend.NCCL).upper()]"],
+               prelude="from torch.distributed import Backend"),
+]
+CASES = CASES + MORE
+
+
+@pytest.mark.parametrize("case", MORE, ids=str)
+def test_more(case):
+    import torch
+
+    state = (torch._C._jit_texpr_fuser_enabled(), torch._C._jit_can_fuse_on_cpu(), torch._C._jit_can_fuse_on_gpu())
+    try:
+        run_case(case)
+    finally:  # torch's TorchScript settings as they were (the case changes them on torch's side)
+        torch._C._jit_set_texpr_fuser_enabled(state[0])
+        torch._C._jit_override_can_fuse_on_cpu(state[1])
+        torch._C._jit_override_can_fuse_on_gpu(state[2])

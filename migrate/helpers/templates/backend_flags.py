@@ -4,3 +4,19 @@ class _MsmigrateBackendFlags:
     itself; nothing else reads them."""
 
     cudnn_benchmark = False
+
+    jit_profiling_executor = True
+    jit_profiling_mode = True
+
+
+def _msmigrate_jit_set_profiling_executor(flag):
+    """torch._C._jit_set_profiling_executor (written by msmigrate): TorchScript's executor choice; converted code
+    runs no TorchScript, so the setting is only kept, and the previous one returned, as torch does."""
+    previous, _MsmigrateBackendFlags.jit_profiling_executor = _MsmigrateBackendFlags.jit_profiling_executor, bool(flag)
+    return previous
+
+
+def _msmigrate_jit_set_profiling_mode(flag):
+    """torch._C._jit_set_profiling_mode (written by msmigrate): kept, the previous setting returned, as torch does."""
+    previous, _MsmigrateBackendFlags.jit_profiling_mode = _MsmigrateBackendFlags.jit_profiling_mode, bool(flag)
+    return previous
