@@ -218,3 +218,35 @@ def test_more(case):
         torch._C._jit_set_texpr_fuser_enabled(state[0])
         torch._C._jit_override_can_fuse_on_cpu(state[1])
         torch._C._jit_override_can_fuse_on_gpu(state[2])
+
+
+COMPILED = "net = nn.Linear(4, 3)\nfrom torch._dynamo import OptimizedModule\nimport torch._dynamo.eval_frame\n"
+MP = "import torch.multiprocessing as mp\n"
+PROCS = [
+    *run_cases("torch._dynamo.OptimizedModule", [
+        "m = torch.compile(net, backend='eager')\nout = (m._orig_mod if isinstance(m, OptimizedModule) else m)(x)",
+        "out = (isinstance(net, OptimizedModule), net(x))"], prelude=COMPILED),
+    *run_cases("torch._dynamo.eval_frame.OptimizedModule", [
+        "out = isinstance(net, torch._dynamo.eval_frame.OptimizedModule)"], prelude=COMPILED),
+    *run_cases("torch.multiprocessing.get_all_start_methods", ["out = 'fork' in mp.get_all_start_methods()",
+                                                              "out = torch.multiprocessing.get_all_start_methods()"], prelude=MP),
+    *run_cases(("torch.multiprocessing.get_context", "torch.multiprocessing.get_start_method"),
+               ["out = (mp.get_context('spawn').get_start_method(), mp.get_start_method(allow_none=True) in (None, 'fork', 'spawn', 'forkserver'))"],
+               prelude=MP),
+    *run_cases("torch.multiprocessing.set_start_method",
+               ["try:\n    mp.set_start_method(mp.get_start_method(), force=True)\n    out = 1\nexcept RuntimeError:\n    out = 0"],
+               prelude=MP),
+    *run_cases("torch.multiprocessing.SimpleQueue", ["q = mp.SimpleQueue()\nq.put(3)\nq.put([1, 'a'])\nout = (q.get(), q.get(), q.empty())"],
+               prelude=MP),
+    *run_cases("torch.multiprocessing.Queue", ["q = torch.multiprocessing.Queue()\nq.put(2.5)\nout = q.get(timeout=5)"], prelude=MP),
+    *run_cases("torch.multiprocessing.Process", ["p = mp.Process(target=int, args=(1,))\nout = (p.daemon, p.is_alive(), p.exitcode)"],
+               prelude=MP),
+    *run_cases("torch.multiprocessing.Manager", [
+        "with mp.Manager() as m:\n    d = m.dict()\n    d['a'] = 1\n    out = dict(d)"], prelude=MP),
+]
+CASES = CASES + PROCS
+
+
+@pytest.mark.parametrize("case", PROCS, ids=str)
+def test_processes(case):
+    run_case(case)
