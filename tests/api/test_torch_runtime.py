@@ -250,3 +250,38 @@ CASES = CASES + PROCS
 @pytest.mark.parametrize("case", PROCS, ids=str)
 def test_processes(case):
     run_case(case)
+
+
+DENSE = """
+class Layer(nn.Module):
+    @torch.jit._overload_method  # noqa: F811
+    def forward(self, x: List[torch.Tensor]) -> torch.Tensor:
+        pass
+
+    @torch.jit._overload_method  # noqa: F811
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # noqa: F811
+        pass
+
+    def forward(self, x):  # noqa: F811
+        return torch.cat(x, 1) if isinstance(x, list) else x * 2
+layer = Layer()
+"""
+HUB = [
+    *run_cases("torch.nn.init._calculate_fan_in_and_fan_out", [
+        "out = _calculate_fan_in_and_fan_out(torch.zeros(8, 3, 3, 5))", "out = init._calculate_fan_in_and_fan_out(x)",
+        "w = nn.Conv1d(4, 6, 3).weight\nout = init._calculate_fan_in_and_fan_out(w)"],
+        prelude="import torch.nn.init as init\nfrom torch.nn.init import _calculate_fan_in_and_fan_out"),
+    *run_cases("torch.jit._overload_method", ["out = (layer(x), layer([x, x]))"],
+               prelude="from typing import List\n" + DENSE),
+    *run_cases("torch.hub.urlparse", ["u = urlparse('https://host/models/resnet18-f37072fd.pth?x=1')\n"
+                                      "out = [u.scheme, u.netloc, u.path, u.query]"], prelude="from torch.hub import urlparse"),
+    *run_cases("torch.hub.HASH_REGEX.search", ["r = HASH_REGEX.search('resnet18-f37072fd.pth')\nout = r.group(1)",
+                                               "out = torch.hub.HASH_REGEX.search('plain.pth') is None"],
+               prelude="import torch.hub\nfrom torch.hub import HASH_REGEX"),
+]
+CASES = CASES + HUB
+
+
+@pytest.mark.parametrize("case", HUB, ids=str)
+def test_hub_and_init(case):
+    run_case(case)
