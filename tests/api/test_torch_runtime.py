@@ -285,3 +285,23 @@ CASES = CASES + HUB
 @pytest.mark.parametrize("case", HUB, ids=str)
 def test_hub_and_init(case):
     run_case(case)
+
+
+QX = {"x": np.random.default_rng(3).standard_normal((5, 6)).astype("float32")}
+QUANTILE = [
+    *run_cases("torch.quantile", [
+        "out = torch.quantile(x, 0.5)", "out = torch.quantile(x, 0.3, dim=1)", "out = torch.quantile(x, 0.25, 0, True)",
+        "out = torch.quantile(x, torch.tensor([0.1, 0.5, 0.9]), dim=-1)", "out = torch.quantile(x, torch.tensor([0.2, 0.7]))",
+        "out = torch.quantile(x, 0.4, dim=None, keepdim=True)",
+        "out = [torch.quantile(x, 0.37, dim=1, interpolation=m) for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest')]",
+        "out = torch.quantile(x, 0.5, dim=0, interpolation='nearest')",
+        "y = x.clone()\ny[1, 2] = float('nan')\nout = torch.quantile(y, 0.5, dim=1)"], QX),
+    *run_cases("Tensor.quantile", ["out = x.quantile(0.9)", "out = x.quantile(0.5, dim=0, keepdim=True)",
+                                   "out = x.quantile(q=torch.tensor([0.25, 0.75]), dim=1)"], QX),
+]
+CASES = CASES + QUANTILE
+
+
+@pytest.mark.parametrize("case", QUANTILE, ids=str)
+def test_quantile(case):
+    run_case(case)
