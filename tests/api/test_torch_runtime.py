@@ -305,3 +305,16 @@ CASES = CASES + QUANTILE
 @pytest.mark.parametrize("case", QUANTILE, ids=str)
 def test_quantile(case):
     run_case(case)
+
+
+UNBOUND = [
+    *run_cases("torch.Tensor.detach", ["out = list(map(torch.Tensor.detach, [x, x * 2]))", "out = torch.Tensor.detach(x) + 1",
+                                       "f = torch.Tensor.detach\nout = f(x * 3)"]),
+    *run_cases("torch.Tensor.clone", ["out = [torch.Tensor.clone(t) for t in (x, x + 1)]", "f = torch.Tensor.clone\nout = f(x)"]),
+]
+CASES = CASES + UNBOUND
+
+
+@pytest.mark.parametrize("case", UNBOUND, ids=str)
+def test_unbound_methods(case):
+    run_case(case)
