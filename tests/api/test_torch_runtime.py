@@ -318,3 +318,20 @@ CASES = CASES + UNBOUND
 @pytest.mark.parametrize("case", UNBOUND, ids=str)
 def test_unbound_methods(case):
     run_case(case)
+
+
+SCRIPTED = [
+    *run_cases(("torch.jit.ScriptModule", "torch.jit.ScriptFunction"), [
+        "out = (isinstance(net, torch.jit.ScriptModule), isinstance(f, (torch.jit.ScriptModule, torch.jit.ScriptFunction)), net(x))",
+        ], prelude="net = nn.Linear(4, 2)\ndef f(a):\n    return a\n"),
+    *run_cases("torch.jit.ScriptModule", ["out = [isinstance(m, torch.jit.ScriptModule) for m in seq.modules()]"],
+               prelude="seq = nn.Sequential(nn.Linear(4, 4), nn.ReLU())\n"),
+    *run_cases("torch.ScriptModule", ["def g(m) -> ScriptModule:\n    return m\nout = (isinstance(g(net), ScriptModule), g(net)(x))"],
+               prelude="from torch import ScriptModule\nnet = nn.Linear(4, 2)\n"),
+]
+CASES = CASES + SCRIPTED
+
+
+@pytest.mark.parametrize("case", SCRIPTED, ids=str)
+def test_scripted_types(case):
+    run_case(case)
