@@ -135,7 +135,12 @@ def test_cuda_refused(code, api):
 @pytest.mark.parametrize("code,api", [("s = torch.get_rng_state()\ntorch.set_rng_state(s)", "torch.get_rng_state"),
                                       ("torch.set_rng_state(state)", "torch.set_rng_state"),
                                       ("s = torch.random.get_rng_state()", "torch.random.get_rng_state"),
-                                      ("torch.random.set_rng_state(s)", "torch.random.set_rng_state")])
+                                      ("torch.random.set_rng_state(s)", "torch.random.set_rng_state"),
+                                      ("torch.cuda.set_rng_state(s)", "torch.cuda.set_rng_state"),
+                                      ("s = torch.cuda.get_rng_state_all()", "torch.cuda.get_rng_state_all"),
+                                      ("torch.cuda.set_rng_state_all(s)", "torch.cuda.set_rng_state_all"),
+                                      ("s = torch.npu.get_rng_state()", "torch.npu.get_rng_state"),
+                                      ("torch.npu.set_rng_state(s)", "torch.npu.set_rng_state")])
 def test_rng_state_refused(code, api):
     assert_unsupported(HEADER + code + "\n", api, "does not restore its draws")
 
@@ -152,3 +157,14 @@ def test_mindspore_rng_state_does_not_restore():
     ms.set_rng_state(state)
     b = ops.rand(8).asnumpy()
     assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("code,api", [("torch.mps.empty_cache()", "torch.mps.empty_cache"),
+                                      ("out = torch.mps.current_allocated_memory()", "torch.mps.current_allocated_memory")])
+def test_mps_refused(code, api):
+    """torch raises for these without MPS (checked); MindSpore has no Metal backend: marked, with the reason."""
+    import torch
+
+    assert_unsupported(HEADER + code + "\n", api, "no Metal backend")
+    with pytest.raises(RuntimeError):
+        getattr(torch.mps, api.rsplit(".", 1)[1])()
