@@ -188,6 +188,11 @@ COUNTING = [
     " of a module as a value (`getattr(torch, name)`, `setattr(torch, ...)`) stay *missing*.",
     "- *Mapped* means converted. A use refused for a stated reason (a table entry that marks the form unsupported,"
     " or `unsupported.\"*\"` entries that only explain why) counts as *unsupported*, never as mapped.",
+    "- Names with no honest conversion have refusal entries (migrate/mappings/distributed_refused.toml: FSDP,"
+    " distributed checkpoints, DTensor, pipelining; facilities_refused.toml: operator registration, dispatcher"
+    " internals, ONNX export, the profiler, torchvision's compiled operators, eager quantization, torch.fx, pruning;"
+    " accelerators.toml: device calls torch itself cannot make without the device, generator states): their uses are"
+    " *unsupported* with that reason, not *missing*, and never *mapped*.",
     "- A custom optimizer (`class Lamb(Optimizer)`) is *unsupported* at its base class (MindSpore optimizers get the"
     " gradients as their call's argument; parameters carry no `.grad`). The torch calls inside its `step`"
     " (`torch._foreach_*`...) still count one by one, mapped when each converts: the class as a whole does not run.",

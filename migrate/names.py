@@ -29,4 +29,10 @@ _CANONICAL = (
     ("torch.nn.modules.container.", "torch.nn."),
     ("torch.nn.parameter.", "torch.nn."),
     ("torch.functional.", "torch."),
+    # torch.utils.data re-exports its submodules' public classes and functions (sampler.BatchSampler,
+    # dataloader.default_collate, dataset.ConcatDataset), torch.amp its grad_scaler's GradScaler
+    ("torch.utils.data.sampler.", "torch.utils.data."),
+    ("torch.utils.data.dataloader.", "torch.utils.data."),
+    ("torch.utils.data.dataset.", "torch.utils.data."),
+    ("torch.amp.grad_scaler.", "torch.amp."),
 )

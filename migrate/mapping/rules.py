@@ -30,6 +30,8 @@ def conv_padding(call) -> None:
             call.set("padding", repr((value[0], value[0], value[1], value[1])))
         elif dims == "1" and len(value) == 1:
             call.set("padding", repr(value[0]))
+        elif dims == "3" and len(value) == 3:  # (pd, ph, pw) -> MindSpore's (head, tail, top, bottom, left, right)
+            call.set("padding", repr((value[0], value[0], value[1], value[1], value[2], value[2])))
         elif dims != "2" or len(value) != 4:
             raise Unsupported(f"padding={value!r} has no MindSpore form")
     elif value is NOT_LITERAL:

@@ -72,7 +72,8 @@ CASES = [
     *layer_cases("torch.nn.Conv3d", [
         "nn.Conv3d(3, 4, 3, 1, 1)", "nn.Conv3d(in_channels=3, out_channels=4, kernel_size=3)",
         "nn.Conv3d(kernel_size=2, stride=2, out_channels=4, in_channels=3, bias=False)", "nn.Conv3d(3, 4, 3)",
-        "nn.Conv3d(cin, cout, k, padding=p)",
+        "nn.Conv3d(cin, cout, k, padding=p)", "nn.Conv3d(3, 4, (3, 7, 7), padding=(1, 3, 3))",
+        "nn.Conv3d(3, 4, (3, 1, 1), 1, (1, 0, 0), bias=False)", "nn.Conv3d(3, 4, 3, stride=(1, 2, 2), padding=(0, 2, 1))",
     ], shape=(2, 3, 6, 6, 6), prelude="cin, cout, k, p = 3, 4, 3, 1", rtol=1e-4, atol=1e-5,
         why_tolerance="3-D convolution sums 81 products in a different order (float32 rounding)"),
     *layer_cases("torch.nn.MaxPool1d", ["nn.MaxPool1d(2)", "nn.MaxPool1d(kernel_size=3, stride=2)",
@@ -140,7 +141,7 @@ def test_layer(case):
     ("nn.Embedding(10, 3, max_norm=1.0)", "torch.nn.Embedding", "max_norm"),
     ("nn.Embedding(10, 3, sparse=True)", "torch.nn.Embedding", "sparse"),
     ("nn.LogSoftmax()", "torch.nn.LogSoftmax", "no form"),
-    ("nn.Conv3d(3, 4, 3, padding=(1, 1, 1))", "torch.nn.Conv3d", "no MindSpore form"),
+    ("nn.Conv3d(3, 4, 3, padding=(1, 1, 1, 1))", "torch.nn.Conv3d", "no MindSpore form"),
     ("nn.MaxPool1d(2, return_indices=True)", "torch.nn.MaxPool1d", "indices"),
     ("nn.AdaptiveMaxPool2d(2, return_indices=True)", "torch.nn.AdaptiveMaxPool2d", "indices"),
     ("nn.Upsample(scale_factor=1.5)", "torch.nn.Upsample", "not integral"),

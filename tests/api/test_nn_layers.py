@@ -65,7 +65,8 @@ CASES = [
     *layer_cases("torch.nn.Sigmoid", ["nn.Sigmoid()"]),
     *layer_cases("torch.nn.Tanh", ["nn.Tanh()"]),
     *layer_cases("torch.nn.SiLU", ["nn.SiLU()", "nn.SiLU(inplace=False)"]),
-    *layer_cases("torch.nn.GELU", ["nn.GELU()", "nn.GELU(approximate='none')"]),
+    *layer_cases("torch.nn.GELU", ["nn.GELU()", "nn.GELU(approximate='none')", "nn.GELU(approximate='tanh')",
+                                   "nn.GELU('tanh')", "nn.GELU(approximate=mode)"], prelude="mode = 'tanh'"),
     *layer_cases("torch.nn.LeakyReLU", ["nn.LeakyReLU()", "nn.LeakyReLU(0.2)", "nn.LeakyReLU(negative_slope=0.1)",
                                         "nn.LeakyReLU(inplace=True, negative_slope=0.3)", "nn.LeakyReLU(slope)"],
                  prelude="slope = 0.05"),
@@ -195,7 +196,6 @@ def test_layer(case):
 @pytest.mark.parametrize("code,api,reason", [
     ("nn.Conv2d(3, 4, 3, padding_mode='reflect')", "torch.nn.Conv2d", "zero padding"),
     ("nn.BatchNorm2d(3, momentum=None)", "torch.nn.BatchNorm2d", "cumulative"),
-    ("nn.GELU(approximate='tanh')", "torch.nn.GELU", "exact"),
     ("nn.Softmax()", "torch.nn.Softmax", "no form"),
     ("nn.LayerNorm(8, elementwise_affine=False)", "torch.nn.LayerNorm", "gamma and beta"),
     ("nn.LayerNorm([5, 8])", "torch.nn.LayerNorm", "input rank"),

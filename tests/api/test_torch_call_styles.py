@@ -150,7 +150,6 @@ FULL = "the dtype torch infers from a non-literal fill_value is unknown"
 NEEDS_LITERAL = {
     "torch.std_mean:torch.std_mean(x, unbiased=False)[vars]": UNBIASED,
     "torch.var_mean:torch.var_mean(x, unbiased=False)[vars]": UNBIASED,
-    "torch.nonzero:torch.nonzero(x, as_tuple=False)[vars]": "NonZeroExt",
     "torch.diff:torch.diff(x, 1)[vars]": "diff only supports n=1",
     "torch.diff:torch.diff(x, n=1, dim=0)[vars]": "diff only supports n=1",
     "torch.full:torch.full((2, 3), 1.5)[vars]": FULL,

@@ -25,7 +25,7 @@ CASES = [
     *layer_cases("torch.nn.GroupNorm", ["f(2, 4)", "f(2, 4, eps=1e-2, affine=False)"], IMG,
                  prelude="f = nn.GroupNorm", rtol=1e-5, atol=1e-5,
                  why_tolerance="a reduction in another order (float32 rounding)"),
-    *layer_cases("torch.nn.GELU", ["f()", "acts['gelu']()"], IMG,
+    *layer_cases("torch.nn.GELU", ["f()", "acts['gelu']()", "f(approximate='tanh')", "f('tanh')"], IMG,
                  prelude="f = nn.GELU\nacts = {'gelu': nn.GELU, 'relu': nn.ReLU}", rtol=1e-6, atol=1e-6,
                  why_tolerance="erf in another order (float32 rounding)"),
     *layer_cases("torch.nn.ReLU", ["f()", "f(inplace=True)", "acts['relu'](True)"], IMG,

@@ -78,6 +78,9 @@ IGAMMA = ("igamma at the domain edge a = 0: torch gives nan for igamma(0, 0) and
           "kernel 0 and nan (measured); elsewhere the two agree")
 DECORATOR = ("the call returns a decorator (a Python function): the fuzzer can only compare two function objects, "
              "which always differ; what the decorator does is proven by the two-framework cases of tests/api")
+PY_OBJECT = ("the call returns a Python object (a multiprocessing queue, context or manager, a hook handle, a pytree "
+             "spec, a dataset, a type or a decorated function): two fresh objects compare by identity and always "
+             "differ; what they do is proven by the two-framework cases of tests/api (test_torch_runtime.py)")
 
 UNINIT = ("uninitialised memory: torch documents the values of empty/new_empty as undefined (what the allocator "
           "left there), so only shape and dtype can agree")
@@ -155,6 +158,9 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"(Tensor|torch)\.index_copy_?", ("value",), "dup_index", DUP_INDEX),
     (r"torch\.special\.zeta", ("value",), "zeta", ZETA),
     (r"torch\.jit\.(ignore|unused|export)", ("value",), "any", DECORATOR),
+    (r"torch\.multiprocessing\.\w+|torch\.utils\.hooks\.RemovableHandle|torch\.utils\._pytree\.TreeSpec|"
+     r"torch\.utils\.data\.ConcatDataset|torch\.(jit\.)?Script(Module|Function)|torch\._dynamo\.(eval_frame\.)?OptimizedModule|"
+     r"torch\.jit\.(_script_if_tracing|_overload_method|script)", ("value",), "any", PY_OBJECT),
     (r".*", ("crash",), "any", CRASH),
     (r"(torch|Tensor)\.(special\.)?polygamma_?", ("hang",), "any", HANG_POLYGAMMA),
     (r"(Tensor|torch)\.scatter.*", ("value",), "any", DUP_SCATTER),

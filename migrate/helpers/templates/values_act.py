@@ -1,9 +1,9 @@
 def _msmigrate_value_GELU(approximate="none"):
     """torch.nn.GELU used as a value (``act_layer=nn.GELU``): MindSpore's GELU defaults to the tanh approximation,
-    torch's is exact."""
-    if approximate != "none":
-        raise NotImplementedError(f"GELU(approximate={approximate!r}): only the exact (erf) GELU is mapped")
-    return nn.GELU(approximate=False)
+    torch's is exact; approximate='tanh' is MindSpore's approximate=True (the same formula)."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate argument must be either none or tanh, not {approximate!r}")
+    return nn.GELU(approximate=approximate == "tanh")
 
 
 def _msmigrate_value_ReLU(inplace=False):
