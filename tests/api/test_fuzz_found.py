@@ -341,6 +341,12 @@ CASES = [
     Case("Tensor.scatter_add", f"{HEADER}# @run\nout = x.scatter_add(1, i, s)\n",
          inputs={"x": np.zeros((2, 3), dtype="float32"), "i": np.array([[2], [0]]), "s": rng_array(2, 3)},
          id="scatter_add src larger than index"),
+    # MindSpore's Tensor.scatter / ops.scatter drop updates once the process ran a scatter of another shape
+    Case("Tensor.scatter", f"{HEADER}# @run\nfirst = y.scatter(1, j, y + 1)\nout = (first, x.scatter(0, i, s), "
+         "torch.scatter(x, -1, i, s), x.scatter(0, i, value=1.5))\n",
+         inputs={"x": np.zeros(3, dtype="float32"), "i": np.array([2, 0]), "s": np.array([1.0, 2.0], dtype="float32"),
+                 "y": np.zeros((2, 3), dtype="float32"), "j": np.array([[0, 1, 2], [1, 0, 1]])},
+         id="scatter after a scatter of another shape"),
     Case("torch.scatter_add", f"{HEADER}# @run\nout = torch.scatter_add(x, 0, i, s)\n",
          inputs={"x": np.zeros(3, dtype="int64"), "i": np.array([1, 1]), "s": np.array([4, 5, 6])},
          id="torch.scatter_add src larger than index"),
