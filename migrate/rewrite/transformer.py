@@ -149,7 +149,7 @@ class Rewriter(Transformer):
                 self._carry_to = id(node)
             # nothing to rewrite inside (core/relevance.py), unless an isinstance narrowing renames attributes
             # there (``m.groups`` under ``isinstance(m, nn.Conv2d)`` names no torch object itself)
-            if not self._narrowed and self.ctx.relevance.skip(node, relevance.API):
+            if (not self._narrowed and self.ctx.relevance.skip(node, relevance.API)) or _generated(node):
                 self.binder.bind_only(node, enter=False)  # its bindings still count
                 return False
         return super().on_visit(node)
@@ -630,6 +630,12 @@ _TORCH_MODULES = frozenset({"torch", "torch.nn", "torch.nn.functional", "torch.c
 
 _CONV_REBUILT = ("stride", "padding", "dilation")  # Conv2d attributes its MindSpore kernel takes when built
 _RENAMED_ATTRS: dict[int, frozenset] = {}
+
+
+def _generated(node) -> bool:
+    """A helper definition msmigrate wrote (converting its output again): MindSpore code, never rewritten."""
+    return type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value.startswith(
+        ("_msm_", "_msmigrate_", "_Msmigrate"))
 
 
 def _renamed_attrs(table) -> frozenset:

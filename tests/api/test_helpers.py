@@ -172,6 +172,16 @@ def test_helpers_go_after_the_imports_once_and_converting_again_adds_nothing():
     assert helpers.emit(code) == code
 
 
+def test_helper_bodies_are_not_converted_again_where_torch_stays_imported():
+    """A helper's body is MindSpore code: converting the output again (torch still imported for a marked name)
+    leaves it alone (``spec.type(children)`` in the pytree helper is no Tensor.type; torch's flex_attention.py)."""
+    src = ("import torch\nfrom torch.utils._pytree import tree_flatten, tree_unflatten, GetAttrKey\n\n\n"
+           "def f(x):\n    leaves, spec = tree_flatten((x, [x]))\n    return tree_unflatten(leaves, spec), GetAttrKey\n")
+    code = convert_source(src).code
+    assert "def _msmigrate_tree_unflatten(" in code and "from torch.utils._pytree import GetAttrKey" in code
+    assert convert_source(code).code == code
+
+
 def test_a_file_that_uses_no_helper_is_unchanged_by_emit():
     code = convert_source(HEADER + "y = torch.flip(x, [0])\n").code
     assert helpers.BANNER not in code and helpers.emit(code) == code
