@@ -26,8 +26,8 @@ import libcst as cst
 
 from ..core.context import FileContext
 from ..core import emit
-from ..core.diagnostics import add_markers, new_markers
-from ..core.imports import MS_OBJECTS, torch_import_line
+from ..core.diagnostics import new_markers
+from ..core.imports import MS_OBJECTS
 from ..core import relevance
 from ..core.cst_util import STATEMENT_TYPES, TOKEN_TYPES, Transformer, dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
@@ -566,8 +566,6 @@ class Rewriter(Transformer):
             return
         classes = t.args[1].value
         items = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
-        from ..weights import load_rules
-
         maps = []
         for item in items:
             q = self.resolver.qualify(item)
