@@ -20,12 +20,16 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VPY) examples/crack_unet/demo.py
 
-# two workers (the machine this is sized for has 2 cores); each test file stays on one worker (its fixtures once)
+# two workers (the machine this is sized for has 2 cores); each test file stays on one worker (its fixtures once).
+# --max-worker-restart 0: a worker that dies (a MindSpore segfault) fails the run at once, naming the test; with
+# --dist loadfile a replaced worker can wait forever (pytest-xdist issues 784/1323: CI stalled 90 minutes)
+PYTEST  := $(VPY) -m pytest -q -n 2 --dist loadfile --max-worker-restart 0
+
 test: setup
-	$(VPY) -m pytest -q -n 2 --dist loadfile
+	$(PYTEST)
 
 test-fast: setup
-	$(VPY) -m pytest -q -n 2 --dist loadfile -m "not slow"
+	$(PYTEST) -m "not slow"
 
 docs: setup
 	$(VENV)/bin/msmigrate mappings --format md > docs/supported_apis.md

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -73,13 +74,28 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def _run(cmd, cwd, env, logs=None):
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
-    if proc.returncode:
-        text = proc.stdout[-3000:] + proc.stderr[-3000:]
+def _run(cmd, cwd, env, logs=None, limit=300):
+    """Run a launcher in its own process group, its output in a file: torchrun and msrun start workers (and msrun
+    `tail -f` its logs) that would hold captured pipes open after a stopped launcher, so a stuck run must end by
+    killing the whole group (it takes 35 s on 2 cores; one stuck in a rendezvous fails at ``limit``)."""
+    out = Path(cwd) / f"{Path(cmd[0]).name}.out"
+    with out.open("w") as fh:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            code = f"stopped after {limit} s"
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the workers and tails left behind, also after a clean exit
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    if code:
+        text = out.read_text(errors="replace")[-3000:]
         for log in sorted(Path(logs).glob("*.log")) if logs else []:
-            text += f"\n--- {log.name}\n" + log.read_text()[-3000:]
-        raise AssertionError(f"{cmd[0]} failed ({proc.returncode}):\n{text}")
+            text += f"\n--- {log.name}\n" + log.read_text(errors="replace")[-3000:]
+        raise AssertionError(f"{cmd[0]} failed ({code}):\n{text}")
 
 
 @pytest.mark.slow
