@@ -41,7 +41,7 @@ class Report:
         self.outcomes[outcome.kind] += 1
         for v in example.inputs.values():
             self.dtypes.add(str(v.dtype))
-        if outcome.kind not in ("match", "both_raise", "refused"):
+        if outcome.kind not in ("match", "both_raise", "torch_refuses", "refused"):
             key = outcome.kind if example.api == self.name else f"{example.api} {outcome.kind}"
             if outcome.kind in ("value", "dtype", "shape", "ms_raises") and not known.explain(
                     example.api, outcome.kind, outcome.detail, example):
@@ -68,11 +68,12 @@ def _run(strategy, n: int, phases, callback) -> None:
         _CURRENT.pop()
 
 
-def fuzz(name: str, strategy, n: int, hook=None) -> Report:
+def fuzz(name: str, strategy, n: int, hook=None, ms_after_torch_error: bool = True) -> Report:
+    """``ms_after_torch_error=False`` for runs inside a test process (see ``engine.run_example``)."""
     report = Report(name)
 
     def record(example):
-        report.add(example, run_example(example, hook(example) if hook else None))
+        report.add(example, run_example(example, hook(example) if hook else None, ms_after_torch_error))
 
     try:
         _run(strategy, n, [Phase.generate], record)

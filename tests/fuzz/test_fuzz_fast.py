@@ -41,7 +41,8 @@ TARGETS = _targets()
 
 @pytest.mark.parametrize("name,strategy,n", TARGETS, ids=[t[0] for t in TARGETS])
 def test_no_silent_mismatch(name, strategy, n):
-    report = fuzz(name, strategy, n, HOOKS.get(name))
+    # torch-refused inputs stop at torch here: MindSpore may crash this process on some of them (engine.py)
+    report = fuzz(name, strategy, n, HOOKS.get(name), ms_after_torch_error=False)
     assert report.examples, report.skipped
     bad = [f"{f.kind}: {f.detail}\n    {f.example.describe()}" for f in report.findings.values()
            if f.kind in ("value", "dtype", "shape", "convert_error")
