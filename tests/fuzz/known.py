@@ -141,6 +141,12 @@ LOUD_ADAPTIVE_UP = ("loud, an adaptive pooling output that does not divide its i
                     "length-3 axis): torch's windows overlap or repeat cells, MindSpore's adaptive_avg_pool1d requires "
                     "the input length to be at least and a multiple of the output size ('must be greater or equal to "
                     "output size', 'must be divisible by output size', measured)")
+LOUD_BOOL_BOUNDARIES = ("loud, bool boundaries: MindSpore 2.10's SearchSorted kernel fails on a bool sorted sequence "
+                        "('Unknown Error!'; torch.bucketize(tensor([0.5, 1.0]), tensor([False, True])) gives [1, 1]), "
+                        "measured; the converted call raises at once")
+LOUD_SIZE1_CONTRACT = ("loud, a contracted axis of size 1 against a longer one: torch's tensordot broadcasts it "
+                       "(tensordot(ones(4, 1), full((1, 1), 2.)) is 12.0), MindSpore's tensor_dot requires equal "
+                       "sizes ('the 'i' should exist such that ...', measured); equal sizes agree")
 LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
                     "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
                     "measured)")
@@ -187,6 +193,8 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"torch\.(zeros|ones|empty)", ("ms_raises",), "loud_0d_shape", LOUD_0D_SHAPE),
     (r"(Tensor|torch)\.scatter(_add|_reduce)?_?", ("ms_raises",), "loud_0d_scatter", LOUD_0D),
     (r"torch\.nn\.functional\.adaptive_(avg|max)_pool[123]d", ("ms_raises",), "loud_adaptive_up", LOUD_ADAPTIVE_UP),
+    (r"(Tensor|torch)\.(bucketize|searchsorted)", ("ms_raises",), "loud_bool_unknown", LOUD_BOOL_BOUNDARIES),
+    (r"(Tensor|torch)\.tensordot", ("ms_raises",), "loud_size1_contract", LOUD_SIZE1_CONTRACT),
     (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
     (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
     (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
@@ -339,6 +347,10 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
             "'keep_prob' must be in (0.0, 1.0], but got 0" in detail)
     if cause == "loud_0d_shape":
         return bool(re.search(r"\(\s*(\(\s*\)|\[\s*\])", call)) and "Unsupported data type" in detail
+    if cause == "loud_bool_unknown":
+        return "bool" in dtypes and "Unknown Error" in detail
+    if cause == "loud_size1_contract":
+        return "should exist such that" in detail and any(1 in s for s in shapes)
     if cause == "loud_tensor_axis":
         return "axes must be integers" in detail and len(shapes) > 1
     if cause == "loud_domain":

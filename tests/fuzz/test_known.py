@@ -59,3 +59,28 @@ def test_loud_dtype_from_the_kernels_list():
     assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float16[3]]") \
         == known.LOUD_DTYPE
     assert known.explain_text("Tensor.bernoulli", "ms_raises", msg, "out = x.bernoulli()   [x: float32[3]]") == ""
+
+
+LOUD_MEASURED = [  # (target, call, inputs, class): torch computes, the converted call raises, for the stated cause
+    ("torch.bucketize", "out = torch.bucketize(x, y)\n",
+     {"x": np.array([0.5, 1.0], "float32"), "y": np.array([False, True])}, known.LOUD_BOOL_BOUNDARIES),
+    ("torch.tensordot", "out = torch.tensordot(x, y)\n",
+     {"x": np.arange(4.0).reshape(4, 1), "y": np.full((1, 1), 2.0)}, known.LOUD_SIZE1_CONTRACT),
+]
+
+
+def test_loud_classes_measured_in_both_frameworks():
+    """The two classes' claims, run: torch computes, the converted code raises with the named message; the same
+    call on inputs without the cause matches (so the class cannot hide a conversion bug)."""
+    from tests.api.cases import HEADER
+    from tests.fuzz.engine import run_example
+
+    for target, call, inputs, why in LOUD_MEASURED:
+        ex = Example(target, f"{HEADER}# @run\n{call}", inputs, run=call)
+        outcome = run_example(ex)
+        assert outcome.kind == "ms_raises", (target, outcome)
+        assert known.explain(target, outcome.kind, outcome.detail, ex) == why
+    ok = {"torch.bucketize": {"x": np.array([0.5, 1.0], "float32"), "y": np.array([0.0, 1.0], "float32")},
+          "torch.tensordot": {"x": np.arange(4.0).reshape(2, 2), "y": np.full((2, 2), 2.0)}}
+    for target, call, _, _ in LOUD_MEASURED:
+        assert run_example(Example(target, f"{HEADER}# @run\n{call}", ok[target], run=call)).kind == "match"
