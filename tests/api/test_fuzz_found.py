@@ -275,6 +275,11 @@ CASES = [
          inputs={"x": np.array([[3.0, -3.0], [5.5, 1.0]], dtype="float32")}, id="divide_ rounding_mode"),
     Case("Tensor.slice_scatter", f"{HEADER}# @run\nout = x.slice_scatter(src=y, dim=0, end=1)\n",
          inputs={"x": np.zeros((2, 3), dtype="float32"), "y": np.ones((1, 3), dtype="float32")}, id="slice_scatter dim="),
+    # MindSpore's is_signed() is False for float16
+    Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="float16")},
+         id="is_signed float16"),
+    Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="uint8")},
+         id="is_signed uint8"),
     # a start below -size: torch clamps it to the axis, MindSpore asked for a larger src (raised)
     Case("torch.slice_scatter", f"{HEADER}# @run\nout = torch.slice_scatter(x, y, 1, -2)\n",
          inputs={"x": np.zeros((2, 1, 5), dtype="int64"), "y": np.ones((2, 1, 5), dtype="int64")},

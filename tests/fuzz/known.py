@@ -70,8 +70,9 @@ TANH = ("MindSpore 2.10's CPU Tanh kernel is off by up to 1e-4 near saturation (
         "[-1, 1]; torch -0.9999092), measured: a kernel inaccuracy beyond the float32 tolerance, not a conversion")
 
 LAYOUT = ("memory-layout query on a view: the fuzzer hands torch a non-contiguous view and MindSpore a contiguous "
-          "copy of the same values (engine._inject), so x.is_contiguous() differs by construction; on MindSpore's "
-          "own views (x.T, permute, transpose, strided slices) it is False as in torch (measured; "
+          "copy of the same values (engine._inject), so x.is_contiguous() and x.stride() differ by construction; on MindSpore's "
+          "own views (x.T, permute, transpose, strided slices) it is False as in torch, and x.T.stride() of a [5, 5] "
+          "tensor is [1, 5] as in torch (measured; "
           "tests/api/test_fuzz_found.py::test_is_contiguous_of_views)")
 
 IGAMMA = ("igamma at the domain edge a = 0: torch gives nan for igamma(0, 0) and 1 for igamma(0, x > 0), MindSpore's "
@@ -171,7 +172,7 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"(torch|Tensor)\.(special\.)?polygamma_?", ("hang",), "any", HANG_POLYGAMMA),
     (r"(Tensor|torch)\.scatter.*", ("value",), "any", DUP_SCATTER),
     (r"Tensor\.tanh_?|torch\.tanh|torch\.nn\.functional\.tanh(shrink)?|torch\.nn\.Tanhshrink", ("value",), "any", TANH),
-    (r"Tensor\.is_contiguous", ("value",), "view", LAYOUT),
+    (r"Tensor\.(is_contiguous|stride)", ("value",), "view", LAYOUT),
     (r"(Tensor\.new_empty|torch\.empty(_like)?|Tensor\.new_empty_strided|torch\.empty_strided)", ("value",), "any",
      UNINIT),
     (r"Tensor\.data_ptr", ("value",), "any", ADDRESS),
