@@ -275,6 +275,13 @@ CASES = [
          inputs={"x": np.array([[3.0, -3.0], [5.5, 1.0]], dtype="float32")}, id="divide_ rounding_mode"),
     Case("Tensor.slice_scatter", f"{HEADER}# @run\nout = x.slice_scatter(src=y, dim=0, end=1)\n",
          inputs={"x": np.zeros((2, 3), dtype="float32"), "y": np.ones((1, 3), dtype="float32")}, id="slice_scatter dim="),
+    # MindSpore's ops.cov returns float32 for float16
+    Case("torch.cov", f"{HEADER}# @run\nout = torch.cov(x, correction=0)\n", inputs={"x": rng_array(2, 5, dtype="float16")},
+         id="cov float16", **F16),
+    Case("Tensor.cov", f"{HEADER}# @run\nout = x.cov()\n", inputs={"x": rng_array(3, 4, dtype="float16")},
+         id="Tensor.cov float16", **F16),
+    Case("Tensor.cov", f"{HEADER}# @run\nout = x.cov(correction=0)\n", inputs={"x": rng_array(3, 4)},
+         id="Tensor.cov float32"),
     # MindSpore's is_signed() is False for float16
     Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="float16")},
          id="is_signed float16"),
