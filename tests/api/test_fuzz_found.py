@@ -287,6 +287,30 @@ CASES = [
          id="is_signed float16"),
     Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="uint8")},
          id="is_signed uint8"),
+    # ldexp of float16 by an integer exponent: MindSpore returned float32
+    Case("torch.ldexp", f"{HEADER}# @run\nout = torch.ldexp(x, y)\n",
+         inputs={"x": rng_array(4, 1, 1, dtype="float16"), "y": np.array([[[1]], [[0]], [[-2]], [[3]]])},
+         id="ldexp float16 by int64", **F16),
+    Case("Tensor.ldexp", f"{HEADER}# @run\nout = x.ldexp(y)\n",
+         inputs={"x": rng_array(3, dtype="float16"), "y": np.array([1, 2, 0], dtype="int32")}, id="Tensor.ldexp float16"),
+    Case("torch.ldexp", f"{HEADER}# @run\nout = torch.ldexp(x, y)\n",
+         inputs={"x": rng_array(3, dtype="float16"), "y": rng_array(3, seed=1)}, id="ldexp float16 by float32"),
+    # combinations with no combination: MindSpore returned float32 of shape (0,) (or raised for an empty input)
+    Case("torch.combinations", f"{HEADER}# @run\nout = torch.combinations(x)\n", inputs={"x": np.array([True])},
+         id="combinations bool[1]"),
+    Case("torch.combinations", f"{HEADER}# @run\nout = torch.combinations(x, r=3)\n",
+         inputs={"x": np.array([1, 2], dtype="int64")}, id="combinations r > n"),
+    Case("torch.combinations", f"{HEADER}# @run\nout = torch.combinations(x, 2, with_replacement=True)\n",
+         inputs={"x": np.zeros(0, dtype="float32")}, id="combinations empty with replacement"),
+    Case("torch.combinations", f"{HEADER}# @run\nout = torch.combinations(x, 2, True)\n",
+         inputs={"x": np.array([1, 2, 3], dtype="int32")}, id="combinations control"),
+    # fill_diagonal_ on 3-D: a 2-D eye mask broadcast filled x[k, i, i] for every k, torch only x[i, i, i]
+    Case("Tensor.fill_diagonal_", f"{HEADER}# @run\nx.fill_diagonal_(True)\nout = x\n",
+         inputs={"x": np.zeros((4, 4, 4), dtype=bool)}, id="fill_diagonal_ bool 3-D"),
+    Case("Tensor.fill_diagonal_", f"{HEADER}# @run\nx.fill_diagonal_(2.5)\nout = x\n",
+         inputs={"x": rng_array(3, 3, 3, 3)}, id="fill_diagonal_ 4-D"),
+    Case("Tensor.fill_diagonal_", f"{HEADER}# @run\nx.fill_diagonal_(-1)\nout = x\n",
+         inputs={"x": np.zeros((2, 5), dtype="int64")}, id="fill_diagonal_ wide"),
     # a start below -size: torch clamps it to the axis, MindSpore asked for a larger src (raised)
     Case("torch.slice_scatter", f"{HEADER}# @run\nout = torch.slice_scatter(x, y, 1, -2)\n",
          inputs={"x": np.zeros((2, 1, 5), dtype="int64"), "y": np.ones((2, 1, 5), dtype="int64")},
@@ -413,6 +437,14 @@ def test_scatter_multiply_refused():
     assert_unsupported("import torch\nout = torch.scatter(x, 0, i, s, reduce='multiply')\n", "torch.scatter",
                        "multiply")
 
+
+
+def test_fill_diagonal_unequal_dims_raise_in_both():
+    """torch refuses fill_diagonal_ on a 3-D tensor whose dimensions differ; the converted helper refuses too (the
+    earlier eye mask filled x[k, i, i])."""
+    ex = Example("x", f"{HEADER}# @run\nx.fill_diagonal_(1.0)\nout = x\n", {"x": rng_array(2, 3, 3)})
+    assert "_msmigrate_fill_diagonal(" in converted(ex)
+    assert run_example(ex).kind == "both_raise", converted(ex)
 
 INPLACE_REFUSED = [
     ("x: int64, y: float32", "x += y\n", {"x": np.array([1, 2]), "y": np.array([0.5, 1.5], dtype="float32")}),
