@@ -126,6 +126,10 @@ class Resolver:
         self.project, self.path = project, path
         self.scopes: list[Scope] = [Scope("module")]
         self.local_module_classes: set[str] = set()  # qualified names of classes known to be torch modules
+        # ids of calls a pass converted as Tensor methods on a receiver of unknown type (``m.weight.detach()``):
+        # the conversion took the receiver for a tensor, so its result is read as one (``w = ....clone()`` is a
+        # tensor, and ``w.resize_(...)`` is marked on the first pass as on a second one over the output)
+        self.tensor_method_calls: set[int] = set()
 
     # -- scopes ---------------------------------------------------------------------------------------
     @property
@@ -421,7 +425,7 @@ class Resolver:
             if self.is_module_value(func):
                 return YES  # self.conv(x)
             recv = self.tensor(func.value)
-            if recv == YES:
+            if recv == YES or id(node) in self.tensor_method_calls:
                 return NO if func.attr.value in NON_TENSOR_METHODS else YES
             if isinstance(func.value, cst.Name):
                 b = self.lookup(func.value.value)

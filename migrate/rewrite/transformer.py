@@ -500,6 +500,8 @@ class Rewriter(Transformer):
             if not (isinstance(exc, Misfit) and receiver != YES):
                 self._fail(api, str(exc), original, torch_rooted=False)
             return updated
+        if not is_module and receiver == UNKNOWN:
+            self.resolver.tensor_method_calls.add(id(original))  # its result is a tensor from here on
         self._ok(api, new)
         return new
 

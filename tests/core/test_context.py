@@ -159,6 +159,33 @@ def test_tensor_method_missing_from_table_is_marked():
     assert "# msmigrate: unsupported Tensor.nanquantile:" in r.code
 
 
+
+def test_result_of_a_converted_tensor_method_is_a_tensor():
+    """torch/nn/utils/memory_format.py: ``module.weight`` has no known type, but ``.detach().clone()`` on it is
+    converted as tensor methods, so ``weight_data`` is a tensor and its ``resize_`` (not in the table) is marked on
+    the first pass; before, only a second pass over the output (where ``ops.stop_gradient`` says tensor) marked it."""
+    src = """
+        import torch
+
+        def convert(module, memory_format):
+            weight_data = module.weight.detach().clone(memory_format=memory_format)
+            module.weight.data = weight_data.resize_(weight_data.size(), memory_format=memory_format)
+            return module
+        """
+    once = conv(src)
+    assert "Tensor.resize_" in {u.api for u in once.unsupported}
+    assert "ops.stop_gradient(module.weight)" in once.code
+    assert convert_source(once.code).code == once.code
+    # a look-alike whose call does not fit a tensor method stays unknown: nothing after it is marked
+    other = conv("""
+        import torch
+
+        def f(cfg):
+            opts = cfg.copy(deep=True)
+            return opts.resize_(3)
+        """)
+    assert not other.unsupported and "opts.resize_(3)" in other.code
+
 def test_backward_and_step_on_other_objects_do_not_make_a_training_step():
     src = textwrap.dedent("""
         class Turtle:
