@@ -287,6 +287,9 @@ CASES = [
          id="is_signed float16"),
     Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="uint8")},
          id="is_signed uint8"),
+    # stride() is a list in MindSpore, a tuple in torch: a comparison with a tuple was False
+    Case("Tensor.stride", f"{HEADER}# @run\nout = (x.stride() == (4, 1), x.stride(0), x.stride(dim=-1))\n",
+         inputs={"x": rng_array(3, 4)}, id="stride is a tuple"),
     # ldexp of float16 by an integer exponent: MindSpore returned float32
     Case("torch.ldexp", f"{HEADER}# @run\nout = torch.ldexp(x, y)\n",
          inputs={"x": rng_array(4, 1, 1, dtype="float16"), "y": np.array([[[1]], [[0]], [[-2]], [[3]]])},
