@@ -287,6 +287,17 @@ CASES = [
          id="is_signed float16"),
     Case("Tensor.is_signed", f"{HEADER}# @run\nout = x.is_signed()\n", inputs={"x": np.zeros(3, dtype="uint8")},
          id="is_signed uint8"),
+    # cumsum: torch casts to dtype first and sums bool/integer inputs in int64; MindSpore cast after, kept int32
+    Case("Tensor.cumsum", f"{HEADER}# @run\nout = x.cumsum(-1, dtype=torch.int64)\n",
+         inputs={"x": np.array([[0.6, 0.7, -1.5, 2.2]], dtype="float32")}, id="cumsum dtype casts first"),
+    Case("torch.cumsum", f"{HEADER}# @run\nout = torch.cumsum(x, 1, dtype=torch.int32)\n",
+         inputs={"x": np.array([[0.6, 0.7, -1.5, 2.2]], dtype="float32")}, id="torch.cumsum dtype casts first"),
+    Case("Tensor.cumsum", f"{HEADER}# @run\nout = x.cumsum(dim=-1)\n", inputs={"x": np.array([True, True, False])},
+         id="cumsum bool is int64"),
+    Case("torch.cumsum", f"{HEADER}# @run\nout = torch.cumsum(x, 0)\n", inputs={"x": np.array([3, -1, 2], dtype="int32")},
+         id="cumsum int32 is int64"),
+    Case("Tensor.cumsum", f"{HEADER}# @run\nout = x.cumsum(0)\n", inputs={"x": rng_array(3, 2, dtype="float16")},
+         id="cumsum float16 stays", **F16),
     # stride() is a list in MindSpore, a tuple in torch: a comparison with a tuple was False
     Case("Tensor.stride", f"{HEADER}# @run\nout = (x.stride() == (4, 1), x.stride(0), x.stride(dim=-1))\n",
          inputs={"x": rng_array(3, 4)}, id="stride is a tuple"),
