@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from migrate.mapping.table import load_table  # noqa: E402
 from tests.fuzz import known  # noqa: E402
 from tests.fuzz.driver import fuzz, shrink  # noqa: E402
-from tests.fuzz.engine import converted  # noqa: E402
+from tests.fuzz.engine import Outcome, converted  # noqa: E402
 from tests.fuzz.families import FAMILIES, HOOKS  # noqa: E402
 from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
 
@@ -78,8 +78,8 @@ def main(argv=None) -> int:
                     "(a second run sharing the table with a first)")
     ap.add_argument("--report-only", nargs="*", metavar="JSONL", help="write the report from these JSON-lines files "
                     "(later records of a target win) into --out and --report, run nothing")
-    ap.add_argument("--target-limit", type=float, default=900.0, help="seconds one target may run before it is "
-                    "recorded as a hang and skipped (default 900)")
+    ap.add_argument("--target-limit", type=float, default=900.0, help="seconds one example may run before it is "
+                    "recorded as a hang and the target goes on without it (default 900)")
     ap.add_argument("--common-results", default=str(ROOT / "benchmarks" / "fuzz_results_common.jsonl"),
                     help="with --report-only: the --common run's JSON lines, summarised in their own section")
     ap.add_argument("--exact", action="store_true", help="-k names a target exactly (not a substring)")
@@ -122,6 +122,7 @@ def main(argv=None) -> int:
         if Path(other).exists():
             skip |= {json.loads(line)["name"] for line in Path(other).read_text().splitlines()}
     current = Path(str(out) + ".current")
+    stopped = _load_stops(out)
     with out.open("a", encoding="utf-8") as fh:
         for name, strategy, why in targets(table, args.k, args.exact):
             if name in done or name in skip:
@@ -132,7 +133,11 @@ def main(argv=None) -> int:
                        "minimal": None}
             else:
                 t = time.time()
-                report = fuzz(name, strategy, args.n, HOOKS.get(name))
+                stops = {int(i): Outcome(kind, detail) for i, (kind, detail) in stopped.get(name, {}).items()}
+                # after a stop, MindSpore no longer runs the inputs torch refuses: a segfault there can be
+                # state-dependent (an earlier refused input's out-of-bounds access brings a later example down)
+                report = fuzz(name, strategy, args.n, HOOKS.get(name), not stops, stops=stops,
+                              progress=lambda i, name=name: current.write_text(f"{name}\n{i}"))
                 minimal = None
                 silent = [f.kind for f in report.findings.values() if f.kind in ("value", "dtype", "shape")
                           and not known.explain(f.example.api, f.kind, f.detail, f.example)]
@@ -161,17 +166,31 @@ def main(argv=None) -> int:
 
 
 RESTART = 3  # the worker's exit code asking for a fresh worker (not a crash)
+MAX_STOPS = 12  # examples of one target that may stop the worker before the target is given up
+
+
+def _stops_path(out: Path) -> Path:
+    return Path(str(out) + ".stops")
+
+
+def _load_stops(out: Path) -> dict:
+    """{target: {example index: [kind, detail]}}: the examples that stopped a worker (see ``supervise``)."""
+    path = _stops_path(out)
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def supervise(args, argv) -> int:
-    """Run the targets in a worker process; a target that kills it (MindSpore segfaults on some inputs) is
-    recorded as a ``crash`` finding, one that runs past ``--target-limit`` seconds (an example that never returns:
-    torch's own polygamma(2, -1.01e10) does not) as a ``hang`` finding; the worker restarts after it."""
+    """Run the targets in a worker process. An example that kills it (MindSpore segfaults on some inputs) is
+    recorded as a ``crash`` outcome, one that runs past ``--target-limit`` seconds (torch's own
+    polygamma(2, -1.01e10) never returns) as a ``hang``; the worker restarts and the target runs again with that
+    example recorded and skipped (``.stops`` file beside ``--out``), so its other examples are still compared.
+    A target that stops the worker more than MAX_STOPS times is recorded with what it stopped on."""
     import subprocess
 
     out = Path(args.out)
-    if not args.resume and out.exists():
-        out.unlink()
+    if not args.resume:
+        out.unlink(missing_ok=True)
+        _stops_path(out).unlink(missing_ok=True)
     current = Path(str(out) + ".current")
     while True:
         current.unlink(missing_ok=True)  # a stopped run's marker: its age is no hang of this worker
@@ -188,19 +207,29 @@ def supervise(args, argv) -> int:
             continue
         if proc.returncode == 0 or not current.exists():
             break
-        name = current.read_text()
+        name, _, index = current.read_text().partition("\n")
         if hung:
-            kind, detail = "hang", (f"no result after {args.target_limit:.0f} s: an example did not return (the "
-                                    "worker was stopped; the target's other examples are not recorded)")
+            kind, detail = "hang", (f"no result after {args.target_limit:.0f} s: the example did not return (the "
+                                    "worker was stopped)")
         else:
-            kind, detail = "crash", f"the process died (exit {proc.returncode}): MindSpore crashed on one of the examples"
-        rec = {"name": name, "examples": 1, "outcomes": {kind: 1}, "dtypes": [], "skipped": "",
-               "findings": [{"kind": kind, "api": name, "count": 1, "code": "", "detail": detail,
-                             "example": "", "explained": known.explain(name, kind, "", None)}], "minimal": None}
-        print(f"{name:50s} {kind.upper()} ({'limit' if hung else f'exit {proc.returncode}'}), restarting after it",
-              flush=True)
-        with out.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(rec) + "\n")
+            kind, detail = "crash", f"the process died (exit {proc.returncode}): MindSpore crashed on this example"
+        stops = _load_stops(out)
+        mine = stops.setdefault(name, {})
+        print(f"{name:50s} {kind.upper()} ({'limit' if hung else f'exit {proc.returncode}'}) at example "
+              f"{index or '?'}, restarting after it", flush=True)
+        if index and len(mine) < MAX_STOPS:
+            mine[index] = [kind, detail]
+            _stops_path(out).write_text(json.dumps(stops))
+        else:  # given up: the target's record says what it stopped on
+            kinds = [k for k, _ in mine.values()] + [kind]
+            rec = {"name": name, "examples": len(kinds), "outcomes": {k: kinds.count(k) for k in set(kinds)},
+                   "dtypes": [], "skipped": "",
+                   "findings": [{"kind": kind, "api": name, "count": len(kinds), "code": "",
+                                 "detail": detail + f"; {len(kinds)} examples stopped the worker, the target's other "
+                                 "examples are not recorded", "example": "",
+                                 "explained": known.explain(name, kind, "", None)}], "minimal": None}
+            with out.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec) + "\n")
         current.unlink()
     records = {}
     for line in out.read_text().splitlines():

@@ -68,11 +68,26 @@ def _run(strategy, n: int, phases, callback) -> None:
         _CURRENT.pop()
 
 
-def fuzz(name: str, strategy, n: int, hook=None, ms_after_torch_error: bool = True) -> Report:
-    """``ms_after_torch_error=False`` for runs inside a test process (see ``engine.run_example``)."""
+def fuzz(name: str, strategy, n: int, hook=None, ms_after_torch_error: bool = True, stops=None,
+         progress=None) -> Report:
+    """``ms_after_torch_error=False`` for runs inside a test process (see ``engine.run_example``).
+
+    ``stops``: {index: Outcome} for examples that stopped an earlier process (a MindSpore segfault, an example
+    that never returns): recorded with that outcome and not run again, so a run restarted after one goes on with
+    the target's other examples (the sequence is derandomized: the same indices are the same examples).
+    ``progress(index)`` is called before each example runs (the benchmark's supervisor reads it)."""
     report = Report(name)
+    stops = stops or {}
+    count = [0]
 
     def record(example):
+        index = count[0]
+        count[0] += 1
+        if index in stops:
+            report.add(example, stops[index])
+            return
+        if progress is not None:
+            progress(index)
         report.add(example, run_example(example, hook(example) if hook else None, ms_after_torch_error))
 
     try:

@@ -87,8 +87,12 @@ UNINIT = ("uninitialised memory: torch documents the values of empty/new_empty a
           "left there), so only shape and dtype can agree")
 ADDRESS = ("a memory address (data_ptr): two allocations in two libraries never share one; what code does with it "
            "(comparing two pointers of the same library) is not a number the conversion changes")
-TIES = ("repeated values: which index kthvalue/mode return among equal values is not specified (torch's docs), the "
-        "values agree; only the index of a tie differs")
+TIES = ("repeated values: which index kthvalue/mode/topk return among equal values is not specified (torch's docs "
+        "promise no order among ties), the values agree; only the index of a tie differs (for topk: its values, out[0], "
+        "matched and the input repeats a value)")
+UNSORTED = ("topk with sorted=False: torch's docs say sorted controls whether the k elements come in sorted order; "
+            "without it each kernel returns them in its own order (torch and MindSpore differ in order, the same k "
+            "values); the sorted=True examples compare the values")
 SHIFT = ("shift count outside [0, bit width): torch gives 0 (<<) or the sign (>>), MindSpore's kernel the hardware's "
          "count-modulo result (1 << 32 on int32: 0 vs 1; measured). C leaves such shifts undefined; open, not converted "
          "around")
@@ -148,6 +152,9 @@ LOUD_BOOL_BOUNDARIES = ("loud, bool boundaries: MindSpore 2.10's SearchSorted ke
 LOUD_SIZE1_CONTRACT = ("loud, a contracted axis of size 1 against a longer one: torch's tensordot broadcasts it "
                        "(tensordot(ones(4, 1), full((1, 1), 2.)) is 12.0), MindSpore's tensor_dot requires equal "
                        "sizes ('the 'i' should exist such that ...', measured); equal sizes agree")
+LOUD_NOT_PD = ("loud, a matrix that is not positive definite: torch's cholesky_ex returns a partial factor and reports "
+               "the failure in info, MindSpore's Cholesky raises ('expects symmetric positive definite matrices'; the "
+               "entry's note says so): code that reads info gets an exception instead; positive definite inputs agree")
 LOUD_TENSOR_AXIS = ("loud, a tensor given as an axis: torch takes a 0-d integer tensor where a dim is expected "
                     "(moveaxis(source=tensor(1))), MindSpore's axes must be Python ints ('The axes must be integers', "
                     "measured)")
@@ -177,6 +184,8 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
      UNINIT),
     (r"Tensor\.data_ptr", ("value",), "any", ADDRESS),
     (r"(Tensor|torch)\.(kthvalue|mode)", ("value",), "any", TIES),
+    (r"(Tensor|torch)\.topk", ("value",), "tie_index", TIES),
+    (r"(Tensor|torch)\.topk", ("value",), "unsorted", UNSORTED),
     (r"(Tensor|torch)\.bitwise_(left|right)_shift_?|operator:(<<|>>)=?", ("value",), "shift", SHIFT),
     (r"(Tensor|torch)\.pinverse", ("value",), "rank_deficient", PINV_RANK),
     (r".*", ("ms_raises",), "loud_empty", LOUD_EMPTY),
@@ -196,6 +205,7 @@ KNOWN: list[tuple[str, tuple[str, ...], str, str]] = [
     (r"torch\.nn\.functional\.adaptive_(avg|max)_pool[123]d", ("ms_raises",), "loud_adaptive_up", LOUD_ADAPTIVE_UP),
     (r"(Tensor|torch)\.(bucketize|searchsorted)", ("ms_raises",), "loud_bool_unknown", LOUD_BOOL_BOUNDARIES),
     (r"(Tensor|torch)\.tensordot", ("ms_raises",), "loud_size1_contract", LOUD_SIZE1_CONTRACT),
+    (r"torch\.linalg\.cholesky_ex", ("ms_raises",), "loud_not_pd", LOUD_NOT_PD),
     (r".*", ("ms_raises",), "loud_bool", LOUD_BOOL),
     (r".*", ("ms_raises",), "loud_0d", LOUD_0D),
     (r".*", ("ms_raises",), "loud_dtype", LOUD_DTYPE),
@@ -221,6 +231,30 @@ def _shift_out_of_range(example) -> bool:
 def _dup_index(example) -> bool:
     """An integer input (the index) with a repeated value."""
     return any(a.dtype.kind in "iu" and a.size and len(np.unique(a)) < a.size for a in _arrays(example))
+
+
+def _topk_unsorted(code: str) -> bool:
+    """``topk`` called with sorted=False (keyword, or the 5th positional of torch.topk / 4th of Tensor.topk)."""
+    import ast
+
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "topk":
+            method = not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+            args = {kw.arg: kw.value for kw in node.keywords}
+            pos = 3 if method else 4
+            value = args.get("sorted", node.args[pos] if len(node.args) > pos else None)
+            return isinstance(value, ast.Constant) and value.value is False
+    return False
+
+
+def _repeats(example) -> bool:
+    """The first input holds a repeated value (a tie a sort-like op may break either way)."""
+    arrays = _arrays(example)
+    return bool(arrays) and arrays[0].size > 0 and len(np.unique(arrays[0])) < arrays[0].size
 
 
 def _zeta_domain(example) -> bool:
@@ -352,6 +386,8 @@ def _loud(cause: str, dtypes: list, shapes: list, call: str, detail: str) -> boo
         return "bool" in dtypes and "Unknown Error" in detail
     if cause == "loud_size1_contract":
         return "should exist such that" in detail and any(1 in s for s in shapes)
+    if cause == "loud_not_pd":
+        return "positive definite" in detail
     if cause == "loud_tensor_axis":
         return "axes must be integers" in detail and len(shapes) > 1
     if cause == "loud_domain":
@@ -394,6 +430,10 @@ def explain(target: str, kind: str, detail: str, example=None) -> str:
         if cause == "shift" and not _shift_out_of_range(example):
             continue
         if cause == "dup_index" and not _dup_index(example):
+            continue
+        if cause == "tie_index" and not (detail.startswith("out[1]") and _repeats(example)):
+            continue  # the indices (out[1]) differ, the values matched (out[0] is compared first), a value repeats
+        if cause == "unsorted" and not (example is not None and _topk_unsorted(example.run)):
             continue
         if cause == "zeta" and not _zeta_domain(example):
             continue
@@ -438,7 +478,9 @@ def explain_text(target: str, kind: str, detail: str, description: str) -> str:
             continue
         if cause == "view" and "(view)" not in description:
             continue
-        if cause in ("shift", "dup_index", "hinge", "negative_target", "pole", "rank_deficient"):  # needs the values
+        if cause == "unsorted" and not _topk_unsorted(description.split("   [")[0]):
+            continue
+        if cause in ("shift", "dup_index", "tie_index", "hinge", "negative_target", "pole", "rank_deficient"):  # needs the values
             continue
         if cause == "correction" and not re.search(r"correction=([2-9]|\d{2,})", description):
             continue

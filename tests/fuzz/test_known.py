@@ -66,6 +66,8 @@ LOUD_MEASURED = [  # (target, call, inputs, class): torch computes, the converte
      {"x": np.array([0.5, 1.0], "float32"), "y": np.array([False, True])}, known.LOUD_BOOL_BOUNDARIES),
     ("torch.tensordot", "out = torch.tensordot(x, y)\n",
      {"x": np.arange(4.0).reshape(4, 1), "y": np.full((1, 1), 2.0)}, known.LOUD_SIZE1_CONTRACT),
+    ("torch.linalg.cholesky_ex", "out = torch.linalg.cholesky_ex(x)\n",
+     {"x": np.array([[[-1.0]]], "float32")}, known.LOUD_NOT_PD),
 ]
 
 
@@ -81,6 +83,53 @@ def test_loud_classes_measured_in_both_frameworks():
         assert outcome.kind == "ms_raises", (target, outcome)
         assert known.explain(target, outcome.kind, outcome.detail, ex) == why
     ok = {"torch.bucketize": {"x": np.array([0.5, 1.0], "float32"), "y": np.array([0.0, 1.0], "float32")},
-          "torch.tensordot": {"x": np.arange(4.0).reshape(2, 2), "y": np.full((2, 2), 2.0)}}
+          "torch.tensordot": {"x": np.arange(4.0).reshape(2, 2), "y": np.full((2, 2), 2.0)},
+          "torch.linalg.cholesky_ex": {"x": np.array([[[4.0, 1.0], [1.0, 3.0]]], "float32")}}
     for target, call, _, _ in LOUD_MEASURED:
         assert run_example(Example(target, f"{HEADER}# @run\n{call}", ok[target], run=call)).kind == "match"
+
+
+def test_topk_ties_only_for_indices_of_repeated_values():
+    """The fuzzer's topk finding (x int32[1, 5, 5], k=3, dim=1): both frameworks return the same values and break
+    ties between equal values differently. Measured here in both, then the class applies only to that cause."""
+    import mindspore as ms
+    import torch
+    from mindspore import ops
+
+    x = np.array([[3, 1, 3, 0, 3]], dtype="int32")  # three 3s: which two indices is a tie
+    tv, ti = torch.topk(torch.from_numpy(x), 2, 1)
+    mv, mi = ops.topk(ms.Tensor(x), 2, 1)
+    assert np.array_equal(tv.numpy(), mv.asnumpy())  # the values agree
+    assert (x[0, ti.numpy()[0]] == 3).all() and (x[0, mi.asnumpy()[0]] == 3).all()  # both indices point at ties
+    tie = _ex(x=x)
+    assert known.explain("torch.topk", "value", "out[1][0, 1]: 4 (torch) vs 2 (MindSpore)", tie) == known.TIES
+    # the values themselves differing, or no repeated value: not a tie
+    assert known.explain("torch.topk", "value", "out[0][0, 1]: 3 (torch) vs 1 (MindSpore)", tie) == ""
+    distinct = _ex(x=np.array([[4, 1, 3, 0, 2]], dtype="int32"))
+    assert known.explain("torch.topk", "value", "out[1][0, 1]: 2 (torch) vs 4 (MindSpore)", distinct) == ""
+
+
+def test_topk_unsorted_only_with_sorted_false():
+    def ex(run):
+        return Example("torch.topk", run, {"x": np.zeros((3, 4), "float16")}, run=run)
+
+    d = "out[0][0, 1, 0]: -3.0 (torch) vs -2.0 (MindSpore), 8 of 24 differ"
+    assert known.explain("torch.topk", "value", d, ex("out = torch.topk(x, 2, largest=False, sorted=False)\n")) \
+        == known.UNSORTED
+    assert known.explain("torch.topk", "value", d, ex("out = torch.topk(x, 2, 1, True, False)\n")) == known.UNSORTED
+    assert known.explain("Tensor.topk", "value", d, ex("out = x.topk(2, 1, True, False)\n")) == known.UNSORTED
+    # largest=False positionally is not sorted=False; sorted=True compares the values
+    assert known.explain("torch.topk", "value", d, ex("out = torch.topk(x, 2, 1, False)\n")) == ""
+    assert known.explain("torch.topk", "value", d, ex("out = torch.topk(x, 2, sorted=True)\n")) == ""
+    assert known.explain_text("torch.topk", "value", d, "out = torch.topk(x, 2, 1, False)   [x: float16[3, 4]]") == ""
+    assert known.explain_text("torch.topk", "value", d, "out = torch.topk(x, 2, sorted=False)   [x: float16[3, 4]]") \
+        == known.UNSORTED
+    # measured: the same k values on both sides, in each kernel's own order
+    import mindspore as ms
+    import torch
+    from mindspore import ops
+
+    x = np.random.default_rng(3).standard_normal((3, 4, 4)).astype("float16")
+    tv, _ = torch.topk(torch.from_numpy(x), 2, largest=False, sorted=False)
+    mv, _ = ops.topk(ms.Tensor(x), 2, largest=False, sorted=False)
+    assert np.array_equal(np.sort(tv.numpy(), -1), np.sort(mv.asnumpy(), -1))
