@@ -166,7 +166,7 @@ def main(argv=None) -> int:
 
 
 RESTART = 3  # the worker's exit code asking for a fresh worker (not a crash)
-MAX_STOPS = 12  # examples of one target that may stop the worker before the target is given up
+MAX_STOPS = 40  # examples of one target that may stop the worker before the target is given up
 
 
 def _stops_path(out: Path) -> Path:

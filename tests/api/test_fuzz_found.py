@@ -298,6 +298,16 @@ CASES = [
          id="cumsum int32 is int64"),
     Case("Tensor.cumsum", f"{HEADER}# @run\nout = x.cumsum(0)\n", inputs={"x": rng_array(3, 2, dtype="float16")},
          id="cumsum float16 stays", **F16),
+    # MindSpore's kernels killed the process: TopK on a 0-d input, CumSum on an empty one (valid torch calls)
+    Case("Tensor.topk", f"{HEADER}# @run\nout = x.topk(k=1)\n", inputs={"x": np.array(3, dtype="int64")},
+         id="topk 0-d"),
+    Case("torch.topk", f"{HEADER}# @run\nout = torch.topk(x, 1, largest=False)\n",
+         inputs={"x": np.array(-2.5, dtype="float32")}, id="torch.topk 0-d"),
+    Case("torch.topk", f"{HEADER}# @run\nout = torch.topk(x, 2, 0)\n", inputs={"x": rng_array(5, 3)}, id="topk control"),
+    Case("Tensor.cumsum", f"{HEADER}# @run\nout = x.cumsum(1, dtype=torch.float16)\n",
+         inputs={"x": np.zeros((0, 1), dtype="float16")}, id="cumsum empty"),
+    Case("torch.cumsum", f"{HEADER}# @run\nout = torch.cumsum(x, dim=0)\n",
+         inputs={"x": np.zeros((1, 0, 1), dtype="int64")}, id="torch.cumsum empty"),
     # stride() is a list in MindSpore, a tuple in torch: a comparison with a tuple was False
     Case("Tensor.stride", f"{HEADER}# @run\nout = (x.stride() == (4, 1), x.stride(0), x.stride(dim=-1))\n",
          inputs={"x": rng_array(3, 4)}, id="stride is a tuple"),
