@@ -127,7 +127,7 @@ def main(argv=None) -> int:
         for name, strategy, why in targets(table, args.k, args.exact):
             if name in done or name in skip:
                 continue
-            current.write_text(name)
+            _write_atomic(current, name)
             if strategy is None:
                 rec = {"name": name, "examples": 0, "outcomes": {}, "dtypes": [], "skipped": why, "findings": [],
                        "minimal": None}
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
                 # after a stop, MindSpore no longer runs the inputs torch refuses: a segfault there can be
                 # state-dependent (an earlier refused input's out-of-bounds access brings a later example down)
                 report = fuzz(name, strategy, args.n, HOOKS.get(name), not stops, stops=stops,
-                              progress=lambda i, name=name: current.write_text(f"{name}\n{i}"))
+                              progress=lambda i, name=name: _write_atomic(current, f"{name}\n{i}"))
                 minimal = None
                 silent = [f.kind for f in report.findings.values() if f.kind in ("value", "dtype", "shape")
                           and not known.explain(f.example.api, f.kind, f.detail, f.example)]
@@ -167,6 +167,13 @@ def main(argv=None) -> int:
 
 RESTART = 3  # the worker's exit code asking for a fresh worker (not a crash)
 MAX_STOPS = 40  # examples of one target that may stop the worker before the target is given up
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """A crash while the marker is written must not leave it empty (MindSpore's ops run on other threads)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def _stops_path(out: Path) -> Path:
@@ -207,7 +214,14 @@ def supervise(args, argv) -> int:
             continue
         if proc.returncode == 0 or not current.exists():
             break
+        if proc.returncode == 1 and not hung:  # a Python error of the harness (its traceback above), not a crash
+            print("the fuzz worker failed (traceback above): stopping", flush=True)
+            return 1
         name, _, index = current.read_text().partition("\n")
+        if not name:  # not a target's example: nothing to record
+            print(f"worker stopped (exit {proc.returncode}) outside any target, restarting", flush=True)
+            current.unlink()
+            continue
         if hung:
             kind, detail = "hang", (f"no result after {args.target_limit:.0f} s: the example did not return (the "
                                     "worker was stopped)")

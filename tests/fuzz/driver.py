@@ -89,12 +89,26 @@ def fuzz(name: str, strategy, n: int, hook=None, ms_after_torch_error: bool = Tr
         if progress is not None:
             progress(index)
         report.add(example, run_example(example, hook(example) if hook else None, ms_after_torch_error))
+        if stops:
+            _settle()  # after a stop: what this example left (async ops, freed tensors) fails within its own index
 
     try:
         _run(strategy, n, [Phase.generate], record)
     except Unfuzzable as exc:
         report.skipped = str(exc)
     return report
+
+
+def _settle() -> None:
+    import gc
+
+    import mindspore as ms
+
+    gc.collect()
+    try:
+        ms.runtime.synchronize()
+    except Exception:  # noqa: BLE001 - an op's error was recorded with its example already
+        pass
 
 
 def shrink(strategy, kinds, n: int = 200, hook=None) -> tuple[Example, Outcome] | None:
