@@ -74,11 +74,34 @@ for _name, _api, _calls in (
 CASES += [Case("torch.nn.functional.relu", f"{HEADER}f = F.relu\n# @run\ny = x.clone()\nout = f(y, inplace=True)\n",
                names=("out", "y"), inputs=ACTS, id="F.relu as a value, inplace=True")]
 
+# torch's reductions used as values (Lightning's ``reduce_fx: Callable = torch.mean`` and its
+# ``self.reduce_fx is torch.mean``, ignite's ``{"MIN": torch.min, "MAX": torch.max, "PRODUCT": torch.prod}``,
+# ignite's ``reduction: Callable = torch.norm``), called later with torch's arguments
+XY = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
+RTOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="a reduction in another order (float32 rounding)")
+REDUCTIONS = [
+    *call_cases("torch.mean", ["f(x)", "f(x, 1)", "f(x, dim=0, keepdim=True)", "f(x, (0, 1))",
+                               "f(x, 1, dtype=torch.float64)", "f(x) if f is torch.mean else x"], XY,
+                prelude="f = torch.mean", **RTOL),
+    *call_cases("torch.max", ["f(x)", "f(x, 1)[0]", "f(x, 1)[1]", "f(x, dim=0, keepdim=True)[0]", "f(x, y)",
+                              "ops_['MAX'](x, 0)[0]"], XY,
+                prelude="f = torch.max\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}"),
+    *call_cases("torch.min", ["f(x)", "f(x, 1)[0]", "f(x, 1, True)[1]", "f(x, y)", "ops_['MIN'](x, 0)[0]"], XY,
+                prelude="f = torch.min\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}"),
+    *call_cases("torch.prod", ["f(x)", "f(x, 1)", "f(x, 0, True)", "f(x, dim=1, dtype=torch.float64)",
+                               "ops_['PRODUCT'](x, 0)"], XY,
+                prelude="f = torch.prod\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}", **RTOL),
+    *call_cases("torch.norm", ["f(x)", "f(x, 1)", "f(x, 2, 1)", "f(x, p='fro', dim=(0, 1))",
+                               "f(x, float('inf'), 0, True)"], XY, prelude="f = torch.norm", **RTOL),
+]
+CASES += REDUCTIONS
+
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_layer_used_as_a_value(case):
     code = run_case(case)
-    assert "_msmigrate_value_" in code or "_Msmigrate" in code  # an adapter, or a torch-signature cell class
+    # an adapter, or a torch-signature cell class (torch.norm's value is the helper its variable-p calls use)
+    assert "_msmigrate_value_" in code or "_Msmigrate" in code or "f = _msmigrate_norm" in code
 
 
 def test_a_class_is_still_the_class_for_isinstance_and_subclassing():
