@@ -125,6 +125,19 @@ def dims_varargs(call) -> None:
         raise Unsupported(f"dims `{code(v)}`: an int or a sequence, told apart only for a name or a literal")
 
 
+def softmax_dim(call) -> None:
+    """nn.Softmax / nn.LogSoftmax: an int literal dim is MindSpore's axis (the entry's form); None, absent or a
+    variable (it may hold None: torch's implicit, rank-dependent dim) goes to a Cell that picks torch's dim when
+    it is called."""
+    log = "True" if call.entry.torch.endswith("LogSoftmax") else "False"
+    if "dim" not in call.bound:
+        return
+    dim = call.literal("dim")
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        return
+    call.replacement = expr(f"_MsmigrateSoftmax({code(call.bound['dim'])}, log={log})")
+
+
 def round_decimals(call) -> None:
     """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
     formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
@@ -258,7 +271,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:
