@@ -41,6 +41,21 @@ CASES = [
                                      "f(4, 4, 3, padding='same', groups=2)", "f(4, 6, 3, dilation=2, padding=2)"],
                  IMG, prelude="f = nn.Conv2d", rtol=1e-5, atol=1e-5,
                  why_tolerance="a convolution sums in another order (float32 rounding)"),
+    # timm's hiera: [nn.Identity, nn.Conv1d, nn.Conv2d, nn.Conv3d][n]; torchvision's conv_layer=torch.nn.Conv3d
+    *layer_cases("torch.nn.Conv1d", ["convs[1](4, 6, 3)", "convs[1](4, 6, 3, 2, 1, bias=False)",
+                                     "convs[1](4, 6, kernel_size=(3,), padding=(2,), dilation=2)",
+                                     "convs[1](4, 4, 3, padding='same', groups=2)"],
+                 (2, 4, 16), prelude="convs = [nn.Identity, nn.Conv1d, nn.Conv2d, nn.Conv3d]", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a convolution sums in another order (float32 rounding)"),
+    *layer_cases("torch.nn.Conv3d", ["f(4, 6, 3)", "f(4, 6, (3, 1, 3), stride=(1, 2, 1), padding=(1, 0, 1), bias=False)",
+                                     "f(4, 4, 3, padding='same', groups=2)", "f(4, 6, 2, padding=1, dilation=2)"],
+                 (2, 4, 6, 6, 6), prelude="f = torch.nn.Conv3d", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a convolution sums in another order (float32 rounding)"),
+    # torchvision's s3d: norm_layer = partial(nn.BatchNorm3d, eps=0.001, momentum=0.001); misc.Conv3dNormActivation
+    *layer_cases("torch.nn.BatchNorm3d", ["f(4)", "g(4)", "f(4, 1e-3, 0.5)", "f(4, track_running_stats=False)"],
+                 (2, 4, 3, 5, 5), prelude="import functools\nf = torch.nn.BatchNorm3d\n"
+                 "g = functools.partial(nn.BatchNorm3d, eps=0.001, momentum=0.001)", run=BN_RUN,
+                 rtol=1e-4, atol=1e-5, why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
     *layer_cases("torch.nn.Linear", ["f(8, 3)", "f(8, 3, bias=False)"], IMG, prelude="f = nn.Linear",
                  rtol=1e-5, atol=1e-5, why_tolerance="a matmul sums in another order (float32 rounding)"),
     *layer_cases("torch.nn.Dropout", ["f(0.0)", "f(p=0.0, inplace=True)"], IMG, prelude="f = nn.Dropout"),
