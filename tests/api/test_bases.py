@@ -164,6 +164,58 @@ out = (a(x), b(x), c(x), a.kernel_size, c.stride)
          why_tolerance="a mean in another order (float32 rounding)"),
 ]
 
+# segmentation_models_pytorch's utils/losses.py: torch losses mixed with its own Loss(BaseObject(nn.Module)) class
+LOSSES = """
+class BaseObject(nn.Module):
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+
+class Loss(BaseObject):
+    pass
+
+
+class L1Loss(nn.L1Loss, Loss):
+    pass
+
+
+class MSELoss(nn.MSELoss, Loss):
+    pass
+
+
+class NLLLoss(nn.NLLLoss, Loss):
+    pass
+
+
+class BCELoss(nn.BCELoss, Loss):
+    pass
+
+
+class BCEWithLogitsLoss(nn.BCEWithLogitsLoss, Loss):
+    pass
+
+
+class CrossEntropyLoss(nn.CrossEntropyLoss, Loss):
+    pass
+"""
+_LOSS_IN = {"x": rng_array(4, 3), "y": rng_array(4, 3, seed=1), "t": (rng_array(4, 3, seed=2) > 0).astype("float32"),
+            "labels": rng_array(4, dtype="int64", low=0, high=3, seed=3)}
+CASES += [
+    Case(("torch.nn.L1Loss", "torch.nn.MSELoss", "torch.nn.NLLLoss", "torch.nn.BCELoss", "torch.nn.BCEWithLogitsLoss",
+          "torch.nn.CrossEntropyLoss"),
+         HEADER + LOSSES + """
+pw = torch.tensor([1.0, 2.0, 0.5])
+# @run
+out = (L1Loss()(x, y), L1Loss(reduction='sum')(x, y), MSELoss(size_average=False)(x, y), MSELoss(reduce=False)(x, y),
+       NLLLoss()(F.log_softmax(x, dim=1), labels), NLLLoss(ignore_index=1, reduction='sum')(F.log_softmax(x, 1), labels),
+       BCELoss()(torch.sigmoid(x), t), BCEWithLogitsLoss(pos_weight=pw)(x, t), BCEWithLogitsLoss(reduction='none')(x, t),
+       CrossEntropyLoss()(x, labels), CrossEntropyLoss(label_smoothing=0.1, ignore_index=0)(x, labels),
+       CrossEntropyLoss(reduction='none')(x, F.softmax(y, 1)), isinstance(L1Loss(), Loss))
+""", inputs=_LOSS_IN, rtol=1e-5, atol=1e-6, id="smp's loss subclasses",
+         why_tolerance="log / exp and a mean in another order (float32 rounding)"),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_subclass_of_a_layer(case):
