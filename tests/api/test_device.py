@@ -226,3 +226,15 @@ def test_deterministic_algorithms(case):
         run_case(case)
     finally:
         torch.use_deterministic_algorithms(False)
+
+
+def test_torch_tensor_as_a_type_stays_the_class():
+    """torch.Tensor's calls are the legacy constructor; as a value it is the type (annotations, casts, tuples of
+    types, a base class), MindSpore's Tensor, as before the constructor rule existed."""
+    src = ("import torch\nfrom typing import List, Union, cast\nT = Union[torch.Tensor, int]\n"
+           "def f(p):\n    return type(p) in (torch.Tensor, torch.nn.Parameter), cast(List[torch.Tensor], [p])\n"
+           "class Sub(torch.Tensor):\n    pass\n")
+    result = convert_source(src)
+    assert not result.unsupported, result.unsupported
+    assert "Union[ms.Tensor, int]" in result.code and "(ms.Tensor, ms.Parameter)" in result.code
+    assert "cast(List[ms.Tensor], [p])" in result.code and "class Sub(ms.Tensor)" in result.code
