@@ -182,11 +182,11 @@ shapes = [torch.zeros_like(shape) for _ in range(world)]
 dist.all_gather(shapes, shape)
 x = torch.ones(2, 3) * (rank + 0.5)
 xs = [torch.empty(2, 3) for _ in range(world)]
-dist.all_gather(xs, x, async_op=False)
+dist.all_gather(xs, x, group=dist.group.WORLD, async_op=False)
 objs = [None] * world
 dist.all_gather_object(objs, {"rank": rank, "name": "r" * (rank + 1)})
 blist = [rank, f"from {rank}", None] if rank == 1 else [None, None, None]
-dist.broadcast_object_list(blist, src=1)
+dist.broadcast_object_list(blist, src=1, group=dist.group.WORLD)
 out = {"t": t.tolist(), "u": u.tolist(), "v": v.item(), "shapes": [s.tolist() for s in shapes],
        "xs": [a.tolist() for a in xs], "objs": objs, "blist": blist}
 with open(f"coll{rank}.json", "w") as fh:
