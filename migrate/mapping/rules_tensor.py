@@ -203,8 +203,11 @@ def torch_norm(call) -> None:
     single = isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1)
     if p == "fro":
         p = 2 if single else "fro"
-    elif not single:
-        raise Unsupported(f"p={p!r} over several dims is not mapped")
+    elif not single:  # torch's vector norm over those axes (ops.norm would take two axes for a matrix norm)
+        if isinstance(p, str):
+            raise Unsupported(f"p={p!r} over several dims is not mapped")
+        call.replacement = expr(f"_msmigrate_norm({code(node)}, {_p_src(p)}, {code(call.bound['dim'])}, {keepdim})")
+        return
     call.replacement = expr(f"ops.norm({src}, {_p_src(p)}, {code(call.bound['dim'])}, {keepdim})")
 
 

@@ -126,6 +126,8 @@ CASES = [
                 names=("out", "x"), **TOL),
     *stmt_cases("Tensor.pow_", ["out = (x - y).pow_(2)"], XY, names=("out", "x"), **TOL),
     *stmt_cases("Tensor.unsqueeze_", ["out = torch.ones(3).unsqueeze_(0)"], X, names=("out",)),
+    # a comparison is a new (bool) tensor (torchvision's equalize: step.ne(0).unsqueeze_(-1))
+    *stmt_cases(("Tensor.unsqueeze_", "Tensor.ne"), ["out = x.ne(0).unsqueeze_(-1)"], X, names=("out", "x")),
     # flip / roll / F.relu6 / F.cosine_similarity copy (timm's mixup, torchvision's MixUp, timm's hard_sigmoid, AdamP)
     *stmt_cases(("Tensor.mul_", "Tensor.flip"), ["out = x.flip(0).mul_(1. - lam)"], X, prelude="lam = 0.3",
                 names=("out", "x")),

@@ -54,6 +54,11 @@ CASES = [
     *call_cases("Tensor.norm", ["(x + torch.zeros(3, 4)).norm(norm_type)", "(x * torch.ones(1)).norm(norm_type, dim=d, keepdim=True)",
                                 "x.norm(float('inf'))", "x.norm(float('-inf'), dim=1)", "torch.ones(3).norm(norm_type)"],
                 X, prelude="norm_type, d = 3.0, (0, 1)", **TOL),
+    # a literal p over several dims: torch's vector norm (timm's muon: X.norm(2, dim=(-2, -1), keepdim=True))
+    *call_cases("Tensor.norm", ["x.norm(2, dim=(-2, -1), keepdim=True)", "x.norm(p=1, dim=(0, 1))",
+                                "x.norm(float('inf'), dim=(-2, -1))"], {"x": rng_array(2, 3, 4)}, **TOL),
+    *call_cases("torch.norm", ["torch.norm(x, 3, (0, 1))", "torch.norm(x, p=2, dim=[1, 2], keepdim=True)"],
+                {"x": rng_array(2, 3, 4)}, **TOL),
     *call_cases("Tensor.logsumexp", ["x.logsumexp(1)", "x.logsumexp(dim=0, keepdim=True)"], X, **TOL),
     *[c for n in ("cumsum", "cumprod") for c in call_cases(f"Tensor.{n}", [f"x.{n}(1)", f"x.{n}(dim=0)"], X, **TOL)],
     *[c for n in ("cummax", "cummin") for c in call_cases(f"Tensor.{n}", [f"x.{n}(1)", f"x.{n}(dim=0)"], X)],
