@@ -143,3 +143,22 @@ def test_a_function_value_refuses_when_it_runs_what_a_written_call_would_be_refu
     assert not result.unsupported, result.unsupported
     with pytest.raises((NotImplementedError, ValueError), match=message):
         exec(compile(result.code, "<converted>", "exec"), {"__name__": "converted"})
+
+
+# GradScaler as a type (ignite's `scaler: GradScaler | None`, accelerate's `Optional[GradScaler]`, isinstance): the
+# class the converted scaler is, ms.amp.DynamicLossScaler
+SCALER_TYPE = [
+    Case(api, HEADER + f"""import warnings
+from typing import Optional
+warnings.simplefilter('ignore')
+def is_scaler(s: Optional[{api}] = None) -> bool:
+    return isinstance(s, {api})
+# @run
+out = (is_scaler({api}()), is_scaler(None), is_scaler(x))
+""", inputs={"x": rng_array(2)}, id=f"{api} as a type") for api in ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler")]
+
+
+@pytest.mark.parametrize("case", SCALER_TYPE, ids=lambda c: c.id)
+def test_grad_scaler_as_a_type(case):
+    code = run_case(case)
+    assert "Optional[ms.amp.DynamicLossScaler]" in code and "isinstance(s, ms.amp.DynamicLossScaler)" in code
