@@ -105,6 +105,8 @@ class _MsmigrateConv1d(nn.Conv1d):
                  padding_mode="zeros", device=None, dtype=None):
         if padding_mode != "zeros":
             raise NotImplementedError(f"padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's Conv1d")
+        if dtype is not None and dtype != ms.float32:
+            raise NotImplementedError(f"Conv1d(dtype={dtype}): only float32 parameters are converted")
         one = lambda v: v if isinstance(v, int) else v[0]  # noqa: E731 - torch takes an int or a 1-tuple
         pad_mode, pad = (padding, 0) if isinstance(padding, str) else ("pad", one(padding))
         super().__init__(in_channels, out_channels, one(kernel_size), stride=one(stride), pad_mode=pad_mode,
@@ -124,6 +126,8 @@ class _MsmigrateConv3d(nn.Conv3d):
                  padding_mode="zeros", device=None, dtype=None):
         if padding_mode != "zeros":
             raise NotImplementedError(f"padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's Conv3d")
+        if dtype is not None and dtype != ms.float32:
+            raise NotImplementedError(f"Conv3d(dtype={dtype}): only float32 parameters are converted")
         triple = lambda v: (v, v, v) if isinstance(v, int) else tuple(v)  # noqa: E731
         if isinstance(padding, str):
             pad_mode, pad = padding, 0
