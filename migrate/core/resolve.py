@@ -483,7 +483,8 @@ class Resolver:
         scope = Scope("function", forward=forward,
                       self_name=params[0].name.value if is_method else None)
         for p in [*params, *node.params.kwonly_params]:
-            scope.names[p.name.value] = Binding(tensor=YES if forward else UNKNOWN)
+            scope.names[p.name.value] = Binding(tensor=(NO if _not_tensor_annotation(p.annotation) else YES)
+                                                if forward else UNKNOWN)
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = Binding(tensor=NO)
@@ -494,6 +495,23 @@ class Resolver:
                 if p.default is not None and self.tensor(p.default) == NO:
                     scope.names[p.name.value] = Binding(tensor=UNKNOWN)
         return scope
+
+
+# annotations that say a forward argument is not a tensor (torchvision's ``features: dict[str, Tensor]``)
+_NOT_TENSOR_TYPES = frozenset({"dict", "Dict", "OrderedDict", "Mapping", "MutableMapping", "list", "List", "tuple",
+                               "Tuple", "Sequence", "Iterable", "set", "Set", "int", "float", "str", "bool"})
+
+
+def _not_tensor_annotation(annotation) -> bool:
+    """``x: dict[str, Tensor]``, ``x: List[Tensor]``, ``n: int``: the argument is a container or a scalar (an
+    ``Optional[...]`` / ``Union[...]`` or an unknown name may still be a tensor)."""
+    if annotation is None:
+        return False
+    node = annotation.annotation
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else None
+    return name in _NOT_TENSOR_TYPES
 
 
 # -- the project: what sibling modules export -----------------------------------------------------------

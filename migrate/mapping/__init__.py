@@ -20,6 +20,8 @@ One TOML file per API family. Each ``[[api]]`` table describes one torch API::
     forms = [{ when = ["dim"], template = "{self}.shape[{dim}]" }, { template = "{self}.shape" }]
     notes = "..."
     train_mode = true                  # the layer's result depends on the mode: built as ms(...).set_train(True)
+    value_class = true                 # used as a value (not called), the name is the class `ms` itself: a type in
+                                       # annotations, casts and tuples of types (torch.Tensor), though calls are adapted
 
 In-place methods name the out-of-place entry that computes the new value (or "forms": the entry's own forms)::
 

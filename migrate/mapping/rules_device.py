@@ -10,7 +10,7 @@ _DATA = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 LEGACY_DTYPES = {
     "FloatTensor": "ms.float32", "DoubleTensor": "ms.float64", "HalfTensor": "ms.float16", "BFloat16Tensor": "ms.bfloat16",
     "LongTensor": "ms.int64", "IntTensor": "ms.int32", "ShortTensor": "ms.int16", "CharTensor": "ms.int8",
-    "ByteTensor": "ms.uint8", "BoolTensor": "ms.bool_",
+    "ByteTensor": "ms.uint8", "BoolTensor": "ms.bool_", "Tensor": "ms.float32",
 }
 
 
@@ -29,6 +29,15 @@ def legacy_tensor(call) -> None:
         return
     if all(isinstance(a, cst.Integer) for a in args):
         call.replacement = expr(f"ops.zeros(({', '.join(code(a) for a in args)},), {dtype})")
+        return
+    if len(call.varargs) > 1:  # torch.Tensor(n, c, *k): several arguments are always a size
+        if any(isinstance(a, _DATA) for a in args):
+            raise Unsupported("a sequence among several arguments: torch takes several arguments only as a size")
+        sizes = ", ".join(f"{a.star}{code(a.value)}" for a in call.varargs)
+        call.replacement = expr(f"ops.zeros(({sizes},), {dtype})")
+        return
+    if not call.varargs[0].star:  # one name or call: an int is a size, a list or an array data (told apart when run)
+        call.replacement = expr(f"_msmigrate_legacy_tensor({code(args[0])}, {dtype})")
         return
     raise Unsupported(f"cannot tell whether {', '.join(code(a) for a in args)} is data or a size: write "
                       f"torch.tensor(data, dtype=...) or torch.empty(size, dtype=...)")

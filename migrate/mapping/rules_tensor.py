@@ -95,6 +95,49 @@ def sequence_varargs(call) -> None:
                     for el in seq.elements]
 
 
+def dims_varargs(call) -> None:
+    """``x.flip(0)`` / ``x.flip(0, 1)`` / ``x.flip(dims)``: torch takes the dims as varargs, one int or one sequence;
+    MindSpore's flip only a tuple or list (measured: ``x.flip(0)`` raises TypeError in ReverseV2). Several are
+    packed, one int literal becomes a one-tuple, a name is told apart when the code runs; other expressions are
+    refused (they would be evaluated twice)."""
+    if len(call.varargs) > 1:
+        if any(a.star for a in call.varargs):
+            raise Unsupported("*dims mixed with other dims is not converted")
+        packed = "(" + ", ".join(code(a.value) for a in call.varargs) + ")"
+        call.varargs = [cst.Arg(expr(packed))]
+        return
+    if len(call.varargs) != 1:
+        return
+    arg = call.varargs[0]
+    v = arg.value
+    if arg.star:
+        call.varargs = [cst.Arg(expr(f"tuple({code(v)})"))]
+        return
+    inner = v.expression if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus) else v
+    if isinstance(inner, cst.Integer):
+        call.varargs = [cst.Arg(expr(f"({code(v)},)"))]
+    elif isinstance(v, (cst.Tuple, cst.List)):
+        call.varargs = [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    elif isinstance(v, _SIMPLE):
+        d = code(v)
+        call.varargs = [cst.Arg(expr(f"(({d},) if isinstance({d}, int) else {d})"))]
+    else:
+        raise Unsupported(f"dims `{code(v)}`: an int or a sequence, told apart only for a name or a literal")
+
+
+def softmax_dim(call) -> None:
+    """nn.Softmax / nn.LogSoftmax: an int literal dim is MindSpore's axis (the entry's form); None, absent or a
+    variable (it may hold None: torch's implicit, rank-dependent dim) goes to a Cell that picks torch's dim when
+    it is called."""
+    log = "True" if call.entry.torch.endswith("LogSoftmax") else "False"
+    if "dim" not in call.bound:
+        return
+    dim = call.literal("dim")
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        return
+    call.replacement = expr(f"_MsmigrateSoftmax({code(call.bound['dim'])}, log={log})")
+
+
 def round_decimals(call) -> None:
     """MindSpore 2.10's CPU Round only supports decimals=0 (measured); other decimals are written with torch's own
     formula: round(x * 10**d) / 10**d for d > 0, round(x / 10**-d) * 10**-d for d < 0 (a literal d picks the branch
@@ -160,8 +203,11 @@ def torch_norm(call) -> None:
     single = isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1)
     if p == "fro":
         p = 2 if single else "fro"
-    elif not single:
-        raise Unsupported(f"p={p!r} over several dims is not mapped")
+    elif not single:  # torch's vector norm over those axes (ops.norm would take two axes for a matrix norm)
+        if isinstance(p, str):
+            raise Unsupported(f"p={p!r} over several dims is not mapped")
+        call.replacement = expr(f"_msmigrate_norm({code(node)}, {_p_src(p)}, {code(call.bound['dim'])}, {keepdim})")
+        return
     call.replacement = expr(f"ops.norm({src}, {_p_src(p)}, {code(call.bound['dim'])}, {keepdim})")
 
 
@@ -228,7 +274,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
 
 
 def full_dtype(call) -> None:

@@ -18,7 +18,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
     "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
-    "value", "attrs", "base",
+    "value", "attrs", "base", "value_class",
 }
 
 
@@ -77,6 +77,9 @@ class Entry:
     # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
     # ``set_train(False)`` still switch it).
     train_mode: bool = False
+    # used as a value (not called), the name is the class ``ms`` itself although its calls are adapted (torch.Tensor:
+    # a type in annotations, ``cast(List[Tensor], x)`` and tuples of types; called, the legacy constructor rule)
+    value_class: bool = False
     source: str = ""  # "file.toml: entry name", for error messages
 
     @property
@@ -205,7 +208,8 @@ def _entry(raw: dict, where: str) -> Entry:
         forms=forms, notes=raw.get("notes", ""),
         inplace=inplace, rebind=raw.get("rebind", False), helper=raw.get("helper"), value=raw.get("value"), base=raw.get("base"),
         attrs=dict(raw.get("attrs", {})),
-        kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False), source=where,
+        kwargs=bool(raw.get("kwargs", False)), train_mode=raw.get("train_mode", False),
+        value_class=bool(raw.get("value_class", False)), source=where,
     )
 
 

@@ -92,10 +92,12 @@ def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, i
 # (``float``, ``to``, ``contiguous``, ``detach``, ``view``, ``reshape`` and indexing may be, and are not listed).
 FRESH_METHODS = frozenset("""
 abs acos acosh add addcdiv addcmul addmm amax amin asin asinh atan atan2 atanh bmm ceil clamp clip clone cos cosh
-cumprod cumsum deg2rad div erf erfc exp exp2 expm1 floor floor_divide fmod frac hypot lerp log log10 log1p log2
-logsumexp matmul maximum mean minimum mm mul mv nan_to_num neg new_empty new_full new_ones new_tensor new_zeros norm
-outer pow prod rad2deg reciprocal relu remainder round rsqrt sigmoid sign sin sinh softmax log_softmax sqrt square std
-sub sum tan tanh trunc var""".split())
+cosine_similarity cumprod cumsum deg2rad div erf erfc exp exp2 expm1 flip floor floor_divide fmod frac hypot lerp log
+log10 log1p log2 logsumexp matmul maximum mean minimum mm mul mv nan_to_num neg new_empty new_full new_ones new_tensor
+new_zeros norm outer pow prod rad2deg reciprocal relu relu6 remainder roll round rsqrt sigmoid sign sin sinh softmax
+log_softmax sqrt square std sub sum tan tanh trunc var eq ne lt le gt ge logical_not logical_and logical_or""".split())
+# F.relu(x, True) / F.relu6(x, True): the second positional argument is ``inplace`` (the result is x itself)
+_INPLACE_SECOND = frozenset({"relu", "relu6"})
 FRESH_FUNCTIONS = frozenset("""
 zeros ones empty full rand randn randint randperm arange linspace logspace tensor zeros_like ones_like empty_like
 full_like rand_like randn_like randint_like stack cat concat where eye""".split()) | FRESH_METHODS
@@ -175,6 +177,8 @@ def _fresh(node: cst.BaseExpression) -> bool:
         if any(a.keyword is not None and a.keyword.value in ("out", "inplace") for a in node.args):
             return False  # F.relu(x, inplace=True), torch.add(x, y, out=x): x itself
         attr = node.func.attr.value
+        if attr in _INPLACE_SECOND and sum(a.keyword is None and not a.star for a in node.args) > 1:
+            return False  # F.relu6(x, True): x itself
         if attr.endswith("_") and not attr.startswith("_"):  # an in-place call returns its receiver
             return _fresh(node.func.value)
         name = dotted(node.func)

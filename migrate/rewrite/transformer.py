@@ -261,7 +261,7 @@ class Rewriter(Transformer):
             return None, "no MindSpore mapping in msmigrate's table"
         if "*" in entry.unsupported:
             return None, entry.unsupported["*"]
-        if as_class and entry.kind == "class" and entry.ms and entry.ms != "=":
+        if (as_class or entry.value_class) and entry.kind == "class" and entry.ms and entry.ms != "=":
             return short_name(entry.ms), ""
         if entry.value:
             return entry.value, ""  # a helper with torch's signature (migrate/helpers writes its definition)
@@ -614,7 +614,7 @@ class Rewriter(Transformer):
             return self._fail(api, entry.unsupported["subclass"], original, updated)
         if id(original) in self._bases and entry.base:  # torch's signature and attribute names over the cell
             value = entry.base
-        elif id(original) in self._bases and _has_arg_rules(entry):
+        elif id(original) in self._bases and _has_arg_rules(entry) and not entry.value_class:
             return self._fail(api, "subclassing it passes torch constructor arguments through super().__init__, "
                                    "which cannot be adapted", original, updated)
         new = expr(value)

@@ -88,6 +88,134 @@ out = head(norm(x))
          why_tolerance="a reduction in another order (float32 rounding)"),
 ]
 
+# torchvision's video resnet: Conv3DSimple(nn.Conv3d) with torch's keywords through super().__init__, and a 1-D
+# subclass reading torch's attribute names
+CONV3D = """
+class Conv3DSimple(nn.Conv3d):
+    def __init__(self, in_planes, out_planes, midplanes=None, stride=1, padding=1):
+        super().__init__(in_channels=in_planes, out_channels=out_planes, kernel_size=(3, 3, 3), stride=stride,
+                         padding=padding, bias=False)
+
+    @staticmethod
+    def get_downsample_stride(stride):
+        return stride, stride, stride
+
+
+class Conv1dTagged(nn.Conv1d):
+    def forward(self, x):
+        return super().forward(x) * self.kernel_size[0] + self.padding[0] + self.groups
+"""
+CASES += [
+    Case("torch.nn.Conv3d", HEADER + CONV3D + """
+m = Conv3DSimple(4, 6, stride=Conv3DSimple.get_downsample_stride(2))
+# @run
+out = m(x)
+""", inputs={"x": rng_array(2, 4, 5, 6, 6)}, rtol=1e-5, atol=1e-5, id="Conv3DSimple",
+         why_tolerance="a convolution summed in another order"),
+    Case("torch.nn.Conv1d", HEADER + CONV3D + """
+m = Conv1dTagged(4, 6, 3, padding=1, groups=2)
+# @run
+out = m(x)
+""", inputs={"x": rng_array(2, 4, 10)}, rtol=1e-5, atol=1e-5, id="Conv1d subclass reading torch's attributes",
+         why_tolerance="a convolution summed in another order"),
+]
+
+# timm's layers/pool2d_same.py (the padding written out): torch's arguments through super().__init__, then
+# F.max_pool2d / F.avg_pool2d with the attributes torch keeps
+POOLS = """
+class MaxPool2dSame(nn.MaxPool2d):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        kernel_size = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+        stride = (stride, stride) if isinstance(stride, int) else stride
+        super().__init__(kernel_size, stride, (0, 0), (1, 1), ceil_mode)
+
+    def forward(self, x):
+        x = F.pad(x, (0, 1, 0, 1), value=-float('inf'))
+        return F.max_pool2d(x, self.kernel_size, self.stride, (0, 0), self.dilation, self.ceil_mode)
+
+
+class AvgPool2dSame(nn.AvgPool2d):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__(kernel_size, stride, (0, 0), ceil_mode, count_include_pad)
+
+    def forward(self, x):
+        x = F.pad(x, (0, 1, 0, 1))
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+
+class PlainMax(nn.MaxPool2d):
+    pass
+
+
+class PlainAvg(nn.AvgPool2d):
+    pass
+"""
+CASES += [
+    Case("torch.nn.MaxPool2d", HEADER + POOLS + """
+a, b, c = MaxPool2dSame(3, 2), PlainMax(3, 2, 1), PlainMax(2)
+# @run
+out = (a(x), b(x), c(x), a.stride, c.stride)
+""", inputs=IMG, id="MaxPool2d subclasses"),
+    Case("torch.nn.AvgPool2d", HEADER + POOLS + """
+a, b, c = AvgPool2dSame(3, 2), PlainAvg(3, 2, 1, count_include_pad=False), PlainAvg(2, ceil_mode=True)
+# @run
+out = (a(x), b(x), c(x), a.kernel_size, c.stride)
+""", inputs={"x": rng_array(2, 4, 7, 7)}, rtol=1e-6, atol=1e-6, id="AvgPool2d subclasses",
+         why_tolerance="a mean in another order (float32 rounding)"),
+]
+
+# segmentation_models_pytorch's utils/losses.py: torch losses mixed with its own Loss(BaseObject(nn.Module)) class
+LOSSES = """
+class BaseObject(nn.Module):
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
+
+class Loss(BaseObject):
+    pass
+
+
+class L1Loss(nn.L1Loss, Loss):
+    pass
+
+
+class MSELoss(nn.MSELoss, Loss):
+    pass
+
+
+class NLLLoss(nn.NLLLoss, Loss):
+    pass
+
+
+class BCELoss(nn.BCELoss, Loss):
+    pass
+
+
+class BCEWithLogitsLoss(nn.BCEWithLogitsLoss, Loss):
+    pass
+
+
+class CrossEntropyLoss(nn.CrossEntropyLoss, Loss):
+    pass
+"""
+_LOSS_IN = {"x": rng_array(4, 3), "y": rng_array(4, 3, seed=1), "t": (rng_array(4, 3, seed=2) > 0).astype("float32"),
+            "labels": rng_array(4, dtype="int64", low=0, high=3, seed=3)}
+CASES += [
+    Case(("torch.nn.L1Loss", "torch.nn.MSELoss", "torch.nn.NLLLoss", "torch.nn.BCELoss", "torch.nn.BCEWithLogitsLoss",
+          "torch.nn.CrossEntropyLoss"),
+         HEADER + LOSSES + """
+pw = torch.tensor([1.0, 2.0, 0.5])
+# @run
+out = (L1Loss()(x, y), L1Loss(reduction='sum')(x, y), MSELoss(size_average=False)(x, y), MSELoss(reduce=False)(x, y),
+       NLLLoss()(F.log_softmax(x, dim=1), labels), NLLLoss(ignore_index=1, reduction='sum')(F.log_softmax(x, 1), labels),
+       BCELoss()(torch.sigmoid(x), t), BCEWithLogitsLoss(pos_weight=pw)(x, t), BCEWithLogitsLoss(reduction='none')(x, t),
+       CrossEntropyLoss()(x, labels), CrossEntropyLoss(label_smoothing=0.1, ignore_index=0)(x, labels),
+       CrossEntropyLoss(reduction='none')(x, F.softmax(y, 1)), isinstance(L1Loss(), Loss))
+""", inputs=_LOSS_IN, rtol=1e-5, atol=1e-6, id="smp's loss subclasses",
+         why_tolerance="log / exp and a mean in another order (float32 rounding)"),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_subclass_of_a_layer(case):
@@ -96,5 +224,5 @@ def test_subclass_of_a_layer(case):
 
 
 def test_a_base_without_a_helper_is_still_refused():
-    result = convert_source(HEADER + "class P(nn.MaxPool2d):\n    pass\n")
-    assert any(u.api == "torch.nn.MaxPool2d" and "super().__init__" in u.reason for u in result.unsupported)
+    result = convert_source(HEADER + "class P(nn.Upsample):\n    pass\n")
+    assert any(u.api == "torch.nn.Upsample" and "super().__init__" in u.reason for u in result.unsupported)

@@ -89,6 +89,17 @@ CASES = [
       for c in run_cases(f"torch.{t}", [f"out = torch.{t}({data})"])],
     *run_cases("torch.LongTensor", ["out = torch.LongTensor([i * 2 for i in range(3)])", "out = torch.LongTensor()"]),
     *run_cases("torch.FloatTensor", ["out = torch.FloatTensor(2, 3)"], compare="shape"),
+    # torch.Tensor(...) called: torch's legacy float32 constructor (timm's ml_decoder, smp's patch_first_conv,
+    # timm's pos_embed_rel, accelerate's test scripts); a size leaves the values uninitialised in torch
+    *run_cases("torch.Tensor", ["out = torch.Tensor([1, 2])", "out = torch.Tensor([[1.5, 2], [3, 4]]).to(dtype=torch.float16)",
+                                "out = torch.Tensor(x_np)[None, None, ...]", "out = torch.Tensor(g()).contiguous()",
+                                "out = torch.Tensor(x) * 2", "out = isinstance(torch.Tensor(x_np), torch.Tensor)"],
+               prelude="import numpy as np\nx_np = np.arange(6.0).reshape(2, 3)\ndef g():\n    return [[1, 2], [3, 4]]"),
+    *run_cases("torch.Tensor", ["out = torch.Tensor(n, c, *k)", "out = torch.Tensor(n)", "out = torch.Tensor(2, 3)",
+                                "out = nn.Parameter(torch.Tensor(n, c))"],
+               prelude="n, c = 3, 4\nk = (2, 2)", compare="shape"),
+    *run_cases("torch.FloatTensor", ["out = torch.FloatTensor(n)", "out = torch.FloatTensor(n, 2)"], prelude="n = 3",
+               compare="shape"),
     *run_cases("torch.nn.functional.upsample", ["out = F.upsample(x, scale_factor=2, mode='bilinear', align_corners=False)",
                                                 "out = F.upsample(x, size=(12, 20), mode='nearest')",
                                                 "out = F.upsample(x, None, 2)"], IMG),
@@ -177,12 +188,24 @@ def test_cuda_legacy_constructors(name):
 
 
 @pytest.mark.parametrize("code,api,reason", [
-    ("out = torch.FloatTensor(n)", "torch.FloatTensor", "cannot tell whether n is data or a size"),
-    ("out = torch.cuda.LongTensor(values)", "torch.cuda.LongTensor", "cannot tell"),
+    ("out = torch.FloatTensor(*n)", "torch.FloatTensor", "cannot tell whether n is data or a size"),
+    ("out = torch.cuda.LongTensor(*values)", "torch.cuda.LongTensor", "cannot tell"),
+    ("out = torch.Tensor(2, [1])", "torch.Tensor", "several arguments only as a size"),
     ("out = isinstance(x, torch.cuda.FloatTensor)", "torch.cuda.FloatTensor", "only supported when called"),  # a device check
 ])
 def test_refused(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)
+
+
+def test_legacy_constructor_with_a_tuple_raises_when_it_runs():
+    """torch.Tensor(t) reads a torch.Size as a size and another tuple as data; MindSpore's shapes are plain tuples,
+    so the helper raises rather than guess (torch.Tensor((2, 3)) is the data [2., 3.] in torch)."""
+    import mindspore  # noqa: F401 - the converted code imports it
+
+    result = convert_source(HEADER + "t = (2, 3)\nout = torch.Tensor(t)\n")
+    assert not result.unsupported, result.unsupported
+    with pytest.raises(NotImplementedError, match="torch.Size"):
+        exec(compile(result.code, "<converted>", "exec"), {"__name__": "converted"})
 
 
 # MindSpore sets deterministic kernels once per process: off (its default) is asked first, then on, then on again;
@@ -203,3 +226,15 @@ def test_deterministic_algorithms(case):
         run_case(case)
     finally:
         torch.use_deterministic_algorithms(False)
+
+
+def test_torch_tensor_as_a_type_stays_the_class():
+    """torch.Tensor's calls are the legacy constructor; as a value it is the type (annotations, casts, tuples of
+    types, a base class), MindSpore's Tensor, as before the constructor rule existed."""
+    src = ("import torch\nfrom typing import List, Union, cast\nT = Union[torch.Tensor, int]\n"
+           "def f(p):\n    return type(p) in (torch.Tensor, torch.nn.Parameter), cast(List[torch.Tensor], [p])\n"
+           "class Sub(torch.Tensor):\n    pass\n")
+    result = convert_source(src)
+    assert not result.unsupported, result.unsupported
+    assert "Union[ms.Tensor, int]" in result.code and "(ms.Tensor, ms.Parameter)" in result.code
+    assert "cast(List[ms.Tensor], [p])" in result.code and "class Sub(ms.Tensor)" in result.code

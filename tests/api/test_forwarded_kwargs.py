@@ -69,9 +69,17 @@ def _run_converted(source: str):
     ("{'padding_mode': 'reflect'}", "padding_mode"),  # refused by name, refused through ** too
 ])
 def test_an_unconverted_key_raises_when_it_runs(options, key):
-    # Conv1d has no torch-signature callable (``value``): its forwarded keys go through the run-time check
-    with pytest.raises(TypeError, match=f"torch.nn.Conv1d\\(\\*\\*\\.\\.\\.\\): msmigrate did not convert the "
-                                        f"argument {key}="):
+    # ConvTranspose2d has no torch-signature callable (``value``): its forwarded keys go through the run-time check
+    with pytest.raises(TypeError, match=f"torch.nn.ConvTranspose2d\\(\\*\\*\\.\\.\\.\\): msmigrate did not convert "
+                                        f"the argument {key}="):
+        _run_converted(HEADER + f"opts = {options}\nm = nn.ConvTranspose2d(3, 4, 3, **opts)\n")
+
+
+@pytest.mark.parametrize("options, message", [("{'dtype': torch.float16}", "only float32"),
+                                              ("{'padding_mode': 'reflect'}", "only zero padding")])
+def test_a_torch_signature_class_refuses_what_it_cannot_convert_when_it_runs(options, message):
+    # Conv1d's forwarded keys go to its torch-signature class, which raises for what it does not convert
+    with pytest.raises(NotImplementedError, match=message):
         _run_converted(HEADER + f"opts = {options}\nm = nn.Conv1d(3, 4, 3, **opts)\n")
 
 

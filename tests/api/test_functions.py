@@ -36,7 +36,10 @@ CASES = [
                                                    "F.max_pool2d(x, 3, 2, 1)", "F.max_pool2d(x, k)"], X, prelude="k = 2"),
     *call_cases("torch.nn.functional.avg_pool2d", ["F.avg_pool2d(x, 2)", "F.avg_pool2d(x, kernel_size=3, stride=2)",
                                                    "F.avg_pool2d(stride=1, kernel_size=2, input=x)",
-                                                   "F.avg_pool2d(x, 3, 2, 1)", "F.avg_pool2d(x, k)"], X, prelude="k = 4"),
+                                                   "F.avg_pool2d(x, 3, 2, 1)", "F.avg_pool2d(x, k)",
+                                                   "F.avg_pool2d(x, 3, 2, (1, 0))", "F.avg_pool2d(x, 3, 2, pad, False, False)",
+                                                   "F.avg_pool2d(x, 3, 1, padding=[0, 1])"], X, prelude="k = 4\npad = (1, 1)",
+                rtol=1e-6, atol=1e-6, why_tolerance="a mean in another order (float32 rounding)"),
     *call_cases("torch.nn.functional.adaptive_avg_pool2d", ["F.adaptive_avg_pool2d(x, 1)",
                                                             "F.adaptive_avg_pool2d(x, output_size=(2, 4))"], X),
     *call_cases("torch.nn.functional.interpolate", [

@@ -104,3 +104,55 @@ def test_converted_switches_set_and_restore_mindspores_gradient_state():
     ms_ns: dict = {"__name__": "ms_probe"}  # ms.grad reads the function's module name
     exec(compile(code, "<ms>", "exec"), ms_ns)
     assert ms_ns["states"] == expected
+
+
+VALUE_PROBE = """
+import torch
+
+def grads_work():
+    return torch.is_grad_enabled()
+
+states = []
+for context_manager in (torch.no_grad, torch.inference_mode):  # Lightning's loops/utilities.py picks one of these
+    with context_manager():
+        states.append(grads_work())
+    states.append(grads_work())
+"""
+
+
+def test_no_grad_and_inference_mode_as_values_switch_mindspores_gradient_state():
+    """``context_manager = torch.no_grad`` / ``torch.inference_mode``, entered later: the same probe as above, torch's
+    is_grad_enabled against whether ms.grad works in the conversion."""
+    torch_ns: dict = {}
+    exec(compile(VALUE_PROBE, "<torch>", "exec"), torch_ns)
+    expected = torch_ns["states"]
+    assert expected == [False, True, False, True]
+    source = VALUE_PROBE.replace("def grads_work():\n    return torch.is_grad_enabled()\n", "")
+    result = convert_source(source, filename="<probe>")
+    assert not result.unsupported and result.apis.get("torch.no_grad") and result.apis.get("torch.inference_mode")
+    probe = textwrap.dedent("""
+        import mindspore as _ms
+        import numpy as _np
+
+        def _square_sum(t):
+            return (t * t).sum()
+
+        def grads_work():
+            try:
+                _ms.grad(_square_sum)(_ms.Tensor(_np.ones(2, _np.float32)))
+                return True
+            except RuntimeError as exc:
+                assert "no_grad" in str(exc), exc
+                return False
+        """)
+    code = result.code.replace("\nstates = []", probe + "\nstates = []", 1)
+    ms_ns: dict = {"__name__": "ms_probe"}  # ms.grad reads the function's module name
+    exec(compile(code, "<ms>", "exec"), ms_ns)
+    assert ms_ns["states"] == expected
+
+
+def test_inference_mode_false_as_a_value_raises_when_it_runs():
+    result = convert_source("import torch\ncm = torch.inference_mode\nwith cm(False):\n    y = 1\n")
+    assert not result.unsupported
+    with pytest.raises(NotImplementedError, match="inference_mode"):
+        exec(compile(result.code, "<ms>", "exec"), {"__name__": "ms_probe"})

@@ -58,6 +58,10 @@ CASES = [
     *layer_cases("torch.nn.LogSoftmax", ["nn.LogSoftmax(dim=1)", "nn.LogSoftmax(-1)", "nn.LogSoftmax(d)"],
                  prelude="d = 0", inputs=ACT,
                  rtol=1e-4, atol=1e-5, why_tolerance="log-sum-exp is reduced in a different order (float32 rounding)"),
+    *[c for shape in ((5,), (3, 4), (2, 3, 4), (2, 3, 4, 5)) for c in layer_cases(
+        "torch.nn.LogSoftmax", ["nn.LogSoftmax()", "nn.LogSoftmax(None)"], shape,
+        prelude="import warnings\nwarnings.simplefilter('ignore')", rtol=1e-4, atol=1e-5,
+        why_tolerance="log-sum-exp is reduced in a different order (float32 rounding)")],
     *layer_cases("torch.nn.Softmin", ["nn.Softmin(dim=1)", "nn.Softmin(0)", "nn.Softmin(d)"], prelude="d = -1",
                  inputs=ACT),
     *layer_cases("torch.nn.Threshold", ["nn.Threshold(0.1, 20.0)", "nn.Threshold(threshold=0.5, value=-1.0)",
@@ -140,7 +144,6 @@ def test_layer(case):
     ("nn.LSTM(4, 6, proj_size=2)", "torch.nn.LSTM", "projection"),
     ("nn.Embedding(10, 3, max_norm=1.0)", "torch.nn.Embedding", "max_norm"),
     ("nn.Embedding(10, 3, sparse=True)", "torch.nn.Embedding", "sparse"),
-    ("nn.LogSoftmax()", "torch.nn.LogSoftmax", "no form"),
     ("nn.Conv3d(3, 4, 3, padding=(1, 1, 1, 1))", "torch.nn.Conv3d", "no MindSpore form"),
     ("nn.MaxPool1d(2, return_indices=True)", "torch.nn.MaxPool1d", "indices"),
     ("nn.AdaptiveMaxPool2d(2, return_indices=True)", "torch.nn.AdaptiveMaxPool2d", "indices"),

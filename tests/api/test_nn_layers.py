@@ -72,6 +72,11 @@ CASES = [
                  prelude="slope = 0.05"),
     *layer_cases("torch.nn.Softmax", ["nn.Softmax(dim=1)", "nn.Softmax(1)", "nn.Softmax(-1)", "nn.Softmax(d)"],
                  prelude="d = 2"),
+    # torch's implicit dim (no dim, dim=None, a variable holding None): 0 for a 1-, 3-D input, else 1
+    *[c for shape in ((5,), (3, 4), (2, 3, 4), (2, 3, 4, 5)) for c in layer_cases(
+        "torch.nn.Softmax", ["nn.Softmax()", "nn.Softmax(dim=None)", "nn.Softmax(d)", "nn.Softmax(**params)"], shape,
+        prelude="import warnings\nwarnings.simplefilter('ignore')\nd = None\nparams = {}", rtol=1e-6, atol=1e-7,
+        why_tolerance="exp in another order (float32 rounding)")],
     *layer_cases("torch.nn.MaxPool2d", [
         "nn.MaxPool2d(2)", "nn.MaxPool2d(kernel_size=3, stride=2)", "nn.MaxPool2d(stride=1, kernel_size=2)",
         "nn.MaxPool2d(3, 2, 1)", "nn.MaxPool2d(k, padding=p)", "nn.MaxPool2d(3, 2, ceil_mode=True)",
@@ -196,7 +201,6 @@ def test_layer(case):
 @pytest.mark.parametrize("code,api,reason", [
     ("nn.Conv2d(3, 4, 3, padding_mode='reflect')", "torch.nn.Conv2d", "zero padding"),
     ("nn.BatchNorm2d(3, momentum=None)", "torch.nn.BatchNorm2d", "cumulative"),
-    ("nn.Softmax()", "torch.nn.Softmax", "no form"),
     ("nn.LayerNorm(8, elementwise_affine=False)", "torch.nn.LayerNorm", "gamma and beta"),
     ("nn.LayerNorm([5, 8])", "torch.nn.LayerNorm", "input rank"),
     ("nn.Conv2d(3, 4, *ks)", "torch.nn.Conv2d", "cannot map"),

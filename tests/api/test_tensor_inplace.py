@@ -126,6 +126,17 @@ CASES = [
                 names=("out", "x"), **TOL),
     *stmt_cases("Tensor.pow_", ["out = (x - y).pow_(2)"], XY, names=("out", "x"), **TOL),
     *stmt_cases("Tensor.unsqueeze_", ["out = torch.ones(3).unsqueeze_(0)"], X, names=("out",)),
+    # a comparison is a new (bool) tensor (torchvision's equalize: step.ne(0).unsqueeze_(-1))
+    *stmt_cases(("Tensor.unsqueeze_", "Tensor.ne"), ["out = x.ne(0).unsqueeze_(-1)"], X, names=("out", "x")),
+    # flip / roll / F.relu6 / F.cosine_similarity copy (timm's mixup, torchvision's MixUp, timm's hard_sigmoid, AdamP)
+    *stmt_cases(("Tensor.mul_", "Tensor.flip"), ["out = x.flip(0).mul_(1. - lam)"], X, prelude="lam = 0.3",
+                names=("out", "x")),
+    *stmt_cases(("Tensor.add_", "Tensor.mul_", "Tensor.roll"), ["out = x.roll(1, 0).mul_(1.0 - lam).add_(x.mul(lam))"],
+                X, prelude="lam = 0.3", names=("out", "x"), **TOL),
+    *stmt_cases(("Tensor.div_", "torch.nn.functional.relu6"), ["out = F.relu6(x + 3.).div_(6.)"], X,
+                names=("out", "x")),
+    *stmt_cases(("Tensor.abs_", "torch.nn.functional.cosine_similarity"),
+                ["out = F.cosine_similarity(x, y, dim=1, eps=1e-8).abs_()"], XY, names=("out", "x", "y"), **TOL),
     # torch's adamax: an in-place chain on a fresh tensor (converting twice gives the same code)
     *stmt_cases("Tensor.unsqueeze_", ["out = x.abs().add_(0.5).unsqueeze_(0)"], X, names=("out", "x")),
 ]
@@ -193,6 +204,8 @@ def test_statement_forms():
     ("x.view(-1).add_(1)", "Tensor.add_", "not a name or attribute chain"),  # a view: torch writes through it
     ("x.float().mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself when x is float32
     ("F.relu(x, inplace=True).mul_(2)", "Tensor.mul_", "not a name or attribute chain"),  # x itself
+    ("F.relu6(x, True).div_(6.)", "Tensor.div_", "not a name or attribute chain"),  # inplace positionally: x itself
+    ("x.transpose(0, 1).div_(2)", "Tensor.div_", "not a name or attribute chain"),  # a view: torch writes through it
     ("x.unsqueeze_(0).add_(1)", "Tensor.unsqueeze_", "changes the shape"),
     ("x.unsqueeze_(0).add_(1)", "Tensor.add_", "not a name or attribute chain"),
     ("y = x[0].zero_()", "Tensor.zero_", "converted as a whole statement only"),

@@ -162,6 +162,9 @@ NEEDS_LITERAL = {
     "Tensor.norm:x.norm(p=2, dim=1)[vars]": P_LITERAL,
     "Tensor.norm:x.norm(dim=0, keepdim=True)[vars]": DIM_LITERAL,
     "Tensor.norm:x.norm(float('-inf'), dim=1)[vars]": DIM_LITERAL,
+    "Tensor.norm:x.norm(2, dim=(-2, -1), keepdim=True)[vars]": P_LITERAL,
+    "Tensor.norm:x.norm(p=1, dim=(0, 1))[vars]": P_LITERAL,
+    "Tensor.norm:x.norm(float('inf'), dim=(-2, -1))[vars]": DIM_LITERAL,
 }
 
 KW = [v for m in SOURCES for c in m.CASES if (v := _keywords(c)) is not None]

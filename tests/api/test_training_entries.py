@@ -48,4 +48,7 @@ PROVEN_ELSEWHERE = {
         "torch.distributed.ReduceOp.SUM", "torch.distributed.destroy_process_group",
         "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
         "torch.utils.data.DistributedSampler")},
+    **{api: f"{_D}::test_torchrun_collectives_and_their_conversion_under_msrun" for api in (
+        "torch.distributed.broadcast", "torch.distributed.all_gather", "torch.distributed.all_gather_object",
+        "torch.distributed.broadcast_object_list", "torch.distributed.group.WORLD")},
 }

@@ -41,6 +41,21 @@ CASES = [
                                      "f(4, 4, 3, padding='same', groups=2)", "f(4, 6, 3, dilation=2, padding=2)"],
                  IMG, prelude="f = nn.Conv2d", rtol=1e-5, atol=1e-5,
                  why_tolerance="a convolution sums in another order (float32 rounding)"),
+    # timm's hiera: [nn.Identity, nn.Conv1d, nn.Conv2d, nn.Conv3d][n]; torchvision's conv_layer=torch.nn.Conv3d
+    *layer_cases("torch.nn.Conv1d", ["convs[1](4, 6, 3)", "convs[1](4, 6, 3, 2, 1, bias=False)",
+                                     "convs[1](4, 6, kernel_size=(3,), padding=(2,), dilation=2)",
+                                     "convs[1](4, 4, 3, padding='same', groups=2)"],
+                 (2, 4, 16), prelude="convs = [nn.Identity, nn.Conv1d, nn.Conv2d, nn.Conv3d]", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a convolution sums in another order (float32 rounding)"),
+    *layer_cases("torch.nn.Conv3d", ["f(4, 6, 3)", "f(4, 6, (3, 1, 3), stride=(1, 2, 1), padding=(1, 0, 1), bias=False)",
+                                     "f(4, 4, 3, padding='same', groups=2)", "f(4, 6, 2, padding=1, dilation=2)"],
+                 (2, 4, 6, 6, 6), prelude="f = torch.nn.Conv3d", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a convolution sums in another order (float32 rounding)"),
+    # torchvision's s3d: norm_layer = partial(nn.BatchNorm3d, eps=0.001, momentum=0.001); misc.Conv3dNormActivation
+    *layer_cases("torch.nn.BatchNorm3d", ["f(4)", "g(4)", "f(4, 1e-3, 0.5)", "f(4, track_running_stats=False)"],
+                 (2, 4, 3, 5, 5), prelude="import functools\nf = torch.nn.BatchNorm3d\n"
+                 "g = functools.partial(nn.BatchNorm3d, eps=0.001, momentum=0.001)", run=BN_RUN,
+                 rtol=1e-4, atol=1e-5, why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
     *layer_cases("torch.nn.Linear", ["f(8, 3)", "f(8, 3, bias=False)"], IMG, prelude="f = nn.Linear",
                  rtol=1e-5, atol=1e-5, why_tolerance="a matmul sums in another order (float32 rounding)"),
     *layer_cases("torch.nn.Dropout", ["f(0.0)", "f(p=0.0, inplace=True)"], IMG, prelude="f = nn.Dropout"),
@@ -74,11 +89,34 @@ for _name, _api, _calls in (
 CASES += [Case("torch.nn.functional.relu", f"{HEADER}f = F.relu\n# @run\ny = x.clone()\nout = f(y, inplace=True)\n",
                names=("out", "y"), inputs=ACTS, id="F.relu as a value, inplace=True")]
 
+# torch's reductions used as values (Lightning's ``reduce_fx: Callable = torch.mean`` and its
+# ``self.reduce_fx is torch.mean``, ignite's ``{"MIN": torch.min, "MAX": torch.max, "PRODUCT": torch.prod}``,
+# ignite's ``reduction: Callable = torch.norm``), called later with torch's arguments
+XY = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
+RTOL = dict(rtol=1e-5, atol=1e-5, why_tolerance="a reduction in another order (float32 rounding)")
+REDUCTIONS = [
+    *call_cases("torch.mean", ["f(x)", "f(x, 1)", "f(x, dim=0, keepdim=True)", "f(x, (0, 1))",
+                               "f(x, 1, dtype=torch.float64)", "f(x) if f is torch.mean else x"], XY,
+                prelude="f = torch.mean", **RTOL),
+    *call_cases("torch.max", ["f(x)", "f(x, 1)[0]", "f(x, 1)[1]", "f(x, dim=0, keepdim=True)[0]", "f(x, y)",
+                              "ops_['MAX'](x, 0)[0]"], XY,
+                prelude="f = torch.max\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}"),
+    *call_cases("torch.min", ["f(x)", "f(x, 1)[0]", "f(x, 1, True)[1]", "f(x, y)", "ops_['MIN'](x, 0)[0]"], XY,
+                prelude="f = torch.min\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}"),
+    *call_cases("torch.prod", ["f(x)", "f(x, 1)", "f(x, 0, True)", "f(x, dim=1, dtype=torch.float64)",
+                               "ops_['PRODUCT'](x, 0)"], XY,
+                prelude="f = torch.prod\nops_ = {'MIN': torch.min, 'MAX': torch.max, 'PRODUCT': torch.prod}", **RTOL),
+    *call_cases("torch.norm", ["f(x)", "f(x, 1)", "f(x, 2, 1)", "f(x, p='fro', dim=(0, 1))",
+                               "f(x, float('inf'), 0, True)"], XY, prelude="f = torch.norm", **RTOL),
+]
+CASES += REDUCTIONS
+
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_layer_used_as_a_value(case):
     code = run_case(case)
-    assert "_msmigrate_value_" in code or "_Msmigrate" in code  # an adapter, or a torch-signature cell class
+    # an adapter, or a torch-signature cell class (torch.norm's value is the helper its variable-p calls use)
+    assert "_msmigrate_value_" in code or "_Msmigrate" in code or "f = _msmigrate_norm" in code
 
 
 def test_a_class_is_still_the_class_for_isinstance_and_subclassing():
@@ -105,3 +143,22 @@ def test_a_function_value_refuses_when_it_runs_what_a_written_call_would_be_refu
     assert not result.unsupported, result.unsupported
     with pytest.raises((NotImplementedError, ValueError), match=message):
         exec(compile(result.code, "<converted>", "exec"), {"__name__": "converted"})
+
+
+# GradScaler as a type (ignite's `scaler: GradScaler | None`, accelerate's `Optional[GradScaler]`, isinstance): the
+# class the converted scaler is, ms.amp.DynamicLossScaler
+SCALER_TYPE = [
+    Case(api, HEADER + f"""import warnings
+from typing import Optional
+warnings.simplefilter('ignore')
+def is_scaler(s: Optional[{api}] = None) -> bool:
+    return isinstance(s, {api})
+# @run
+out = (is_scaler({api}()), is_scaler(None), is_scaler(x))
+""", inputs={"x": rng_array(2)}, id=f"{api} as a type") for api in ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler")]
+
+
+@pytest.mark.parametrize("case", SCALER_TYPE, ids=lambda c: c.id)
+def test_grad_scaler_as_a_type(case):
+    code = run_case(case)
+    assert "Optional[ms.amp.DynamicLossScaler]" in code and "isinstance(s, ms.amp.DynamicLossScaler)" in code

@@ -69,3 +69,15 @@ def problems(src: str) -> list[str]:
 @given(program())
 def test_lookalikes_untouched_torch_converted_or_marked(src):
     assert problems(src) == [], src
+
+
+def test_forward_argument_annotated_as_a_container_is_not_a_tensor():
+    """torchvision's ``def forward(self, features: dict[str, Tensor])`` then ``features.values()``: a dict method, not
+    a missing Tensor method; an argument annotated Tensor (or not at all) stays a tensor in forward."""
+    src = ("import torch.nn as nn\nfrom torch import Tensor\nclass M(nn.Module):\n"
+           "    def forward(self, x: dict[str, Tensor], names: List[str], y: Tensor, z):\n"
+           "        return list(x.values()), names.index('a'), y.flip(0), z.flip(1)\n")
+    result = convert_source(src)
+    assert not result.unsupported, result.unsupported
+    assert "list(x.values())" in result.code and "names.index('a')" in result.code
+    assert "y.flip((0,))" in result.code and "z.flip((1,))" in result.code

@@ -9,7 +9,9 @@ saving model.module's state dict, is_initialized, destroy_process_group.
 msrun starts `python` from PATH, so the interpreter's folder goes first on PATH."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import signal
@@ -158,3 +160,80 @@ def test_mixed_import_line_keeps_the_other_modules_and_the_benchmark_script_conv
     assert not result.unsupported and not result.errors, result.unsupported
     assert "import sys, numpy as np\n" in result.code and "import torch" not in result.code
     compile(result.code, "converted", "exec")
+
+
+COLLECTIVES = '''
+import json
+import os
+
+import torch
+import torch.distributed as dist
+
+dist.init_process_group(backend="gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+t = torch.arange(3, dtype=torch.float32) + 10 * rank
+dist.broadcast(t, 0)
+u = torch.arange(4, dtype=torch.int64).reshape(2, 2) * (rank + 1) + 2 ** 40
+dist.broadcast(u, src=1)
+v = torch.tensor(1.5 + rank)
+dist.broadcast(tensor=v, src=1, group=None)
+shape = torch.tensor([rank + 2, 3])
+shapes = [torch.zeros_like(shape) for _ in range(world)]
+dist.all_gather(shapes, shape)
+x = torch.ones(2, 3) * (rank + 0.5)
+xs = [torch.empty(2, 3) for _ in range(world)]
+dist.all_gather(xs, x, group=dist.group.WORLD, async_op=False)
+objs = [None] * world
+dist.all_gather_object(objs, {"rank": rank, "name": "r" * (rank + 1)})
+blist = [rank, f"from {rank}", None] if rank == 1 else [None, None, None]
+dist.broadcast_object_list(blist, src=1, group=dist.group.WORLD)
+out = {"t": t.tolist(), "u": u.tolist(), "v": v.item(), "shapes": [s.tolist() for s in shapes],
+       "xs": [a.tolist() for a in xs], "objs": objs, "blist": blist}
+with open(f"coll{rank}.json", "w") as fh:
+    json.dump(out, fh, sort_keys=True)
+dist.destroy_process_group()
+'''
+
+
+@pytest.mark.slow
+def test_torchrun_collectives_and_their_conversion_under_msrun(tmp_path):
+    """broadcast (float32 from rank 0, int64 beyond 2**32 and a 0-d tensor from rank 1), all_gather (int64 shapes,
+    float32), all_gather_object and broadcast_object_list under torchrun (gloo, 2 processes) write the same JSON on
+    each rank as their conversion under msrun (2 CPU workers)."""
+    bindir = Path(sys.executable).parent
+    if not (bindir / "torchrun").exists() or not (bindir / "msrun").exists():
+        pytest.skip("torchrun / msrun are not installed beside this interpreter")
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "coll.py").write_text(COLLECTIVES)
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(ROOT), "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA", "AVX2")}
+    _run([sys.executable, "-m", "migrate.cli", "convert", "torch/coll.py", "-o", "ms"], tmp_path, env)
+    converted = (tmp_path / "ms" / "coll.py").read_text()
+    assert "import torch" not in converted and not re.search(r"^\s*dist\.", converted, re.M), converted
+    assert "msmigrate: unsupported" not in converted, converted
+    _run([str(bindir / "torchrun"), "--nproc_per_node=2", f"--master_port={_port()}", "coll.py"],
+         tmp_path / "torch", env)
+    env.pop("PYTHONPATH")  # the converted script never imports msmigrate
+    _run([str(bindir / "msrun"), "--worker_num=2", "--local_worker_num=2", f"--master_port={_port()}",
+          "--log_dir=msrun_log", "--join=True", "--cluster_time_out=120", "coll.py"], tmp_path / "ms", env,
+         logs=tmp_path / "ms" / "msrun_log")
+    for rank in (0, 1):
+        want = json.loads((tmp_path / "torch" / f"coll{rank}.json").read_text())
+        got = json.loads((tmp_path / "ms" / f"coll{rank}.json").read_text())
+        assert want["u"][0][0] == 2 ** 40 and want["objs"][1] == {"name": "rr", "rank": 1}, want  # what torch did
+        assert got == want, (rank, got, want)
+
+
+@pytest.mark.parametrize("line, api", [
+    ("dist.broadcast(t, 0, group=g)", "torch.distributed.broadcast"),
+    ("dist.broadcast(t, src=0, async_op=True)", "torch.distributed.broadcast"),
+    ("dist.all_gather(out, t, group=g)", "torch.distributed.all_gather"),
+    ("dist.all_gather_object(out, obj, group=g)", "torch.distributed.all_gather_object"),
+    ("dist.broadcast_object_list(out, 0, group=g)", "torch.distributed.broadcast_object_list"),
+])
+def test_collectives_over_another_group_are_refused(line, api):
+    from migrate import convert_source
+
+    out = convert_source(f"import torch.distributed as dist\n{line}\n")
+    assert [u.api for u in out.unsupported] == [api], out.unsupported
+    assert "only the default (whole) group" in out.unsupported[0].reason or "not converted" in out.unsupported[0].reason

@@ -95,6 +95,91 @@ class _MsmigrateConv2d(nn.Conv2d):
         self.groups, self.padding_mode = groups, padding_mode
 
 
+class _MsmigrateConv1d(nn.Conv1d):
+    """torch.nn.Conv1d as a base class or a value (timm's hiera ``[nn.Identity, nn.Conv1d, nn.Conv2d, nn.Conv3d][n]``,
+    written by msmigrate): torch's constructor arguments (padding int, 1-tuple, 'same' or 'valid'; MindSpore's
+    default is pad_mode 'same' and no bias) and attribute names (groups; kernel_size, stride, padding, dilation as
+    torch's 1-tuples) over MindSpore's cell."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's Conv1d")
+        if dtype is not None and dtype != ms.float32:
+            raise NotImplementedError(f"Conv1d(dtype={dtype}): only float32 parameters are converted")
+        one = lambda v: v if isinstance(v, int) else v[0]  # noqa: E731 - torch takes an int or a 1-tuple
+        pad_mode, pad = (padding, 0) if isinstance(padding, str) else ("pad", one(padding))
+        super().__init__(in_channels, out_channels, one(kernel_size), stride=one(stride), pad_mode=pad_mode,
+                         padding=pad, dilation=one(dilation), group=groups, has_bias=bias)
+        self.kernel_size, self.stride, self.dilation = (one(kernel_size),), (one(stride),), (one(dilation),)
+        self.padding = padding if isinstance(padding, str) else (one(padding),)
+        self.groups, self.padding_mode = groups, padding_mode
+
+
+class _MsmigrateConv3d(nn.Conv3d):
+    """torch.nn.Conv3d as a base class or a value (torchvision's ``Conv3DSimple(nn.Conv3d)``, its
+    ``conv_layer=torch.nn.Conv3d``, written by msmigrate): torch's constructor arguments (padding int, triple, 'same'
+    or 'valid'; MindSpore's default is pad_mode 'same' and no bias) and attribute names (groups; kernel_size,
+    stride, padding, dilation as torch's triples) over MindSpore's cell."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode={padding_mode!r}: only zero padding maps onto MindSpore's Conv3d")
+        if dtype is not None and dtype != ms.float32:
+            raise NotImplementedError(f"Conv3d(dtype={dtype}): only float32 parameters are converted")
+        triple = lambda v: (v, v, v) if isinstance(v, int) else tuple(v)  # noqa: E731
+        if isinstance(padding, str):
+            pad_mode, pad = padding, 0
+        else:
+            pd, ph, pw = triple(padding)
+            pad_mode, pad = "pad", (pd, pd, ph, ph, pw, pw)
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
+                         dilation=dilation, group=groups, has_bias=bias)
+        self.kernel_size, self.stride, self.dilation = triple(kernel_size), triple(stride), triple(dilation)
+        self.padding = padding if isinstance(padding, str) else triple(padding)
+        self.groups, self.padding_mode = groups, padding_mode
+
+
+def _msmigrate_pool_args(kernel_size, stride, padding, ceil_mode):
+    """torch's pooling arguments as MindSpore's (stride defaults to the kernel size; ceil_mode only with 'pad')."""
+    stride = kernel_size if stride is None else stride
+    if padding in (0, (0, 0)) and not ceil_mode:
+        return dict(kernel_size=kernel_size, stride=stride, pad_mode="valid")
+    return dict(kernel_size=kernel_size, stride=stride, padding=padding, pad_mode="pad",
+                **({"ceil_mode": True} if ceil_mode else {}))
+
+
+class _MsmigrateMaxPool2dBase(nn.MaxPool2d):
+    """torch.nn.MaxPool2d as a base class (timm's ``MaxPool2dSame``, smp's ``MaxPool2dDynamicSamePadding``, written
+    by msmigrate): torch's constructor arguments and attribute names (kernel_size, stride, padding, dilation,
+    ceil_mode, return_indices as torch holds them) over MindSpore's cell."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        if dilation not in (1, (1, 1)) or return_indices:
+            raise NotImplementedError("MaxPool2d as a base: dilation / return_indices are not mapped")
+        super().__init__(**_msmigrate_pool_args(kernel_size, stride, padding, ceil_mode))
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.dilation, self.ceil_mode = padding, dilation, ceil_mode
+
+
+class _MsmigrateAvgPool2dBase(nn.AvgPool2d):
+    """torch.nn.AvgPool2d as a base class (timm's ``AvgPool2dSame``, written by msmigrate): torch's constructor
+    arguments and attribute names (kernel_size, stride, padding, ceil_mode, count_include_pad) over MindSpore's cell."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        if divisor_override is not None:
+            raise NotImplementedError("AvgPool2d divisor_override is not mapped")
+        args = _msmigrate_pool_args(kernel_size, stride, padding, ceil_mode)
+        if args["pad_mode"] == "pad":
+            args["count_include_pad"] = count_include_pad
+        super().__init__(**args)
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+
 class _MsmigrateLinear(nn.Dense):
     """torch.nn.Linear as a base class (written by msmigrate): torch's constructor arguments (bias by default) and
     attribute names (in_features, out_features) over MindSpore's Dense."""
@@ -110,4 +195,8 @@ _MsmigrateBatchNorm2d.__name__ = "BatchNorm2d"
 _MsmigrateLayerNorm.__name__ = "LayerNorm"
 _MsmigrateGroupNorm.__name__ = "GroupNorm"
 _MsmigrateConv2d.__name__ = "Conv2d"
+_MsmigrateConv1d.__name__ = "Conv1d"
+_MsmigrateMaxPool2dBase.__name__ = "MaxPool2d"
+_MsmigrateAvgPool2dBase.__name__ = "AvgPool2d"
+_MsmigrateConv3d.__name__ = "Conv3d"
 _MsmigrateLinear.__name__ = "Linear"

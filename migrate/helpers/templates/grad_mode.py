@@ -54,3 +54,19 @@ def _msmigrate_set_grad_enabled(mode):
     """torch.set_grad_enabled (written by msmigrate): sets the state now; as a context or decorator, restores it."""
     return _MsmigrateGradMode(mode, None, now=True)
 
+
+
+def _msmigrate_value_inference_mode(mode=True):
+    """torch.inference_mode used as a value (written by msmigrate): called with torch's argument when the code runs;
+    inference_mode() is MindSpore's no_grad context (ms.grad refuses inside it, as torch records no graph)."""
+    if not mode:
+        raise NotImplementedError("inference_mode(False) is not converted")
+    return ms._no_grad()
+
+
+def _msmigrate_value_no_grad(orig_func=None):
+    """torch.no_grad used as a value (written by msmigrate): called when the code runs, MindSpore's no_grad context
+    (ms.grad refuses inside it, as torch records no graph)."""
+    if orig_func is not None:
+        raise NotImplementedError("torch.no_grad(func) is not converted")
+    return ms._no_grad()

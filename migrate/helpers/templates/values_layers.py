@@ -27,3 +27,13 @@ def _msmigrate_value_AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=Fa
         return nn.AvgPool2d(kernel_size, stride, pad_mode="valid", **extra)
     return nn.AvgPool2d(kernel_size, stride, padding=padding, pad_mode="pad", count_include_pad=count_include_pad,
                         **extra)
+
+
+def _msmigrate_value_BatchNorm3d(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                                 device=None, dtype=None):
+    """torch.nn.BatchNorm3d used as a value (torchvision's ``norm_layer=torch.nn.BatchNorm3d``, ``partial(nn.BatchNorm3d,
+    eps=0.001, momentum=0.001)``): MindSpore's momentum is 1 - torch's; torch modules start in training mode."""
+    if momentum is None:
+        raise NotImplementedError("BatchNorm momentum=None (a cumulative moving average) has no MindSpore equivalent")
+    extra = {} if track_running_stats else {"use_batch_statistics": True}
+    return nn.BatchNorm3d(num_features, eps=eps, momentum=1 - momentum, affine=affine, **extra).set_train(True)
