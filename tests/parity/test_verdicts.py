@@ -423,3 +423,35 @@ def test_relu_sides_are_enforced_after_upstream_replays():
     assert float((y - x).abs().max()) < 1e-8
     same, n = _enforce_sides(y, sides, fresh=True)
     assert n == 0 and same is y
+
+
+@pytest.mark.parametrize("module", [torch.nn.ReLU(), torch.nn.LeakyReLU(0.1), torch.nn.ReLU6(),
+                                    torch.nn.Hardtanh(-0.5, 0.5), torch.nn.PReLU(3, 0.2)],
+                         ids=lambda m: type(m).__name__)
+def test_kink_slopes_from_both_outputs_and_from_packed_sides_agree(module):
+    """The slope change the router applies at an element MindSpore put on another side of a kink: read off both
+    outputs in torch's run (_straddles) and off this run's output against MindSpore's packed sides in the float64
+    run (_flips_against), the same elements and the same change: MindSpore's slope minus torch's."""
+    from migrate.parity.runner import _flips_against, _straddles
+
+    typ = type(module).__name__
+    lo, hi = {"ReLU6": (0.0, 6.0), "Hardtanh": (-0.5, 0.5)}.get(typ, (0.0, None))
+    x = torch.from_numpy(_x((2, 3, 4, 4))) * 4
+    e = 1e-6  # more than an ulp at 6
+    x.view(-1)[:4] = torch.tensor([lo + e, lo - e, (hi or 1.0) - e, (hi or 1.0) + e])
+    model = torch.nn.Sequential(module)
+    with torch.no_grad():
+        t_out = module(x)
+        m_in = x.clone()
+        m_in.view(-1)[:2] = torch.tensor([lo - e, lo + e])  # both swap sides of the lower kink
+        if hi is not None:
+            m_in.view(-1)[2:4] = torch.tensor([hi + e, hi - e])  # and of the upper one
+        m_out = module(m_in)
+    found = _straddles(model, ("0", typ), t_out, m_out.numpy())
+    assert found is not None and found[0].tolist() == ([0, 1, 2, 3] if hi is not None else [0, 1]), found
+    idx, delta = _flips_against(module, typ, t_out, found[2])
+    assert torch.equal(idx, found[0]) and torch.allclose(delta, found[3]), (delta, found[3])
+    below = {"LeakyReLU": 0.1, "PReLU": 0.2}.get(typ, 0.0)
+    assert torch.allclose(found[3][:2], torch.tensor([below - 1.0, 1.0 - below]))  # lower kink: off, on
+    if hi is not None:
+        assert torch.allclose(found[3][2:], torch.tensor([-1.0, 1.0]))  # upper kink: saturated, then not
