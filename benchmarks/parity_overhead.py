@@ -87,8 +87,11 @@ def _worker(mode: str, size: int, base: int, batch: int, repeat: int) -> dict:
             times.append(time.perf_counter() - t0)
         failed = [g["name"] for g in report.grads if not g["passed"]]
         screen = [g["name"] for g in report.grads if g.get("tier") in ("routing", "float64")]
+        out["ratios"] = {g["name"]: round(g["ratio"], 4) for g in report.grads if g.get("tier") in ("routing",
+                                                                                                    "float64")}
         out.update(failed_grads=failed, screened_out=screen,
-                   notes=[n for n in report.determinism if "routed exactly" in n or "float64 reference for" in n])
+                   notes=[n for n in report.determinism if "routed exactly" in n or "float64 reference" in n
+                          or "backward routed" in n])
         out.update(parity_s=min(times), passed=report.passed, layers=len(report.layers), grads=len(report.grads),
                    layer_grads=len(report.layer_grads), fd=report.first_divergence, timing=report.timing,
                    reference=report.reference)
@@ -143,9 +146,12 @@ def main() -> int:
     if q.get("screened_out"):
         print(f"parameter gradients outside the float32 screen: {len(q['screened_out'])} "
               f"({', '.join(q['screened_out'][:6])}); still failing after float64: {q['failed_grads'] or 'none'}")
+        print("  their ratios (error / floor): " + ", ".join(f"{k} {v:.3g}x" for k, v in q.get("ratios", {}).items()))
     if "routing_s" in t:
-        print(f"routing run (one float32 torch run routed as MindSpore routed its ReLU / max-pool kinks, gradients "
-              f"for the screened parameters only): {t['routing_s']:.1f} s")
+        print(f"routing run (one more float32 torch run with noise at the ReLU / max-pool layers whose routing in "
+              f"MindSpore is not known, gradients for the screened parameters only): {t['routing_s']:.1f} s")
+    else:
+        print("routing run: none (torch's own backward was routed as MindSpore routed its kinks)")
     for note in q.get("notes", []):
         print(f"  {note}")
     if "locate_s" in t:

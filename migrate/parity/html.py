@@ -58,8 +58,9 @@ def _settings(d) -> str:
              f"(gradients: {t.get('grad_rtol', t['rtol']):g}·max|torch|); a tensor outside it is judged on a float64 "
              f"torch run: error = ‖ms − ref‖, noise floor = {t.get('k_torch', 32):g}·‖torch32 − ref‖ (gradients "
              f"{t.get('k_torch_grad', 128):g}·) + "
-             f"eps·‖Σ|terms|‖; a parameter gradient outside the screen first gets a routing term (torch's own again, routed "
-             f"as MindSpore routed its ReLU / max-pool kinks; tier 'routing' when that alone covers it); parameter gradients decide the backward, layer gradients locate it; "
+             f"eps·‖Σ|terms|‖; torch's and the float64 backward take MindSpore's decision at each ReLU / max-pool element "
+             f"where the two decided otherwise (within the forward difference of the kink); tier 'routing': a parameter gradient "
+             f"within how far noise at kinks of unknown routing moves torch's; parameter gradients decide the backward, layer gradients locate it; "
              f"ratio = error / floor, ≤ 1 passes (a real slip reads 100×, a marginal case 1.2×)"),
             ("mode", s.get("mode")), ("loss", s.get("loss")),
             ("loss value", f"torch {s.get('loss_torch')}  /  MindSpore {s.get('loss_ms')}"),

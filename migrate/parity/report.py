@@ -7,9 +7,9 @@ parity.json schema (all numbers are floats; null where not computed):
                       |torch - ms| <= atol + rtol * max|torch| (gradients: grad_rtol); a tensor failing it is judged
                       against a float64 torch run: floor = k_torch * ||torch32 - ref|| + eps * ||sum|terms|||
     every compared row carries: floor, error, ratio (= error / floor; passed == ratio <= 1), tier ("float32":
-                      the screen decided, per element; "routing": a parameter gradient within the screen of torch's
-                      routed as MindSpore routed its ReLU / max-pool kinks, or within how far that routing moves
-                      torch's own (2-norms);
+                      the screen decided, per element, against torch's gradient routed as MindSpore routed its
+                      ReLU / max-pool kinks; "routing": a parameter gradient within how far noise at the kink
+                      layers whose routing in MindSpore is not known moves torch's (2-norms);
                       "float64": the reference decided, 2-norms; "shape"), and for tier float64: torch_err
                       (||torch32 - ref||), terms (||S|| or null), screen {floor, error, ratio}, routing?
     settings          {mode, steps, optimizer, lr, loss, inputs}

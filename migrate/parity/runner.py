@@ -4,9 +4,11 @@ Phases (both frameworks eager, train mode, dropout disabled):
 
 1. weights: torch -> MindSpore through ``migrate.weights.torch_to_mindspore`` (the name map is
    reused to pair parameter gradients);
-2. forward + backward on torch with every module hooked (``hooks.TorchRecorder``);
+2. forward on torch with every module hooked (``hooks.TorchRecorder``);
 3. forward + backward on MindSpore with every cell hooked; each layer is compared the moment it has
-   run (``hooks.MsRecorder``), so a failing op is blamed on the right layer;
+   run (``hooks.MsRecorder``), so a failing op is blamed on the right layer; then torch's backward,
+   routed through its ReLU / max-pool layers as MindSpore routed them (``_KinkRouter``; a model
+   without parameters runs torch's backward in phase 2, with its layer gradients hooked);
 4. optionally N optimizer steps from the same initial weights with torch semantics on both sides
    (MindSpore: ``mindspore.experimental.optim.SGD``; for Adam :class:`TorchAdam`, torch's exact
    update, because ``experimental.optim.Adam`` adds eps before the bias correction), comparing the
@@ -218,16 +220,24 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     # (_locate_backward): a faithful port pays for neither torch's stored gradients nor MindSpore's backward hooks.
     layer_hooks = backward and no_params
     rec = TorchRecorder(torch_model, grads=layer_hooks)
+    # with parameters, torch's backward waits until MindSpore has run: it is then routed through every ReLU-like
+    # and max-pool layer as MindSpore routed it (_KinkRouter), so torch's one run is the reference for both
+    defer = backward and not no_params
+    router = _KinkRouter(torch_model) if defer else None
     t0 = time.perf_counter()
     try:
         out_t = torch_model(*xs_t)
         rec.end_forward()
+        if router is not None:
+            router.end_forward()
         mutated = rec.mutated()
         loss_t = _torch_loss(loss, out_t, target)
-        if backward and loss_t.requires_grad:
+        if backward and not defer and loss_t.requires_grad:
             loss_t.backward()
         del out_t
     except Exception as exc:  # noqa: BLE001 - the reference itself fails: an input problem
+        if router is not None:
+            router.remove()
         raise ParityError(f"the torch model raised {type(exc).__name__}: {_line(exc)}") from None
     finally:
         rec.remove()
@@ -290,10 +300,14 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
             found = _straddles(torch_model, t_meta[key], ref[2][0], arrays[0])
             if found is not None:
                 straddles[key] = found
+                if router is not None and found[0].numel():
+                    router.decisions[key] = ("relu", found[0], found[3])
         elif t_meta[key][1] in _POOL_KINKS and len(ref[2]) == len(arrays) == 1 and ms_rec.inputs:
             won = _pool_winners(torch_model, t_meta[key], ms_rec.inputs[0], arrays[0], ref[2][0])
             if won is not None:
                 pool_routes[key] = won
+                if router is not None:
+                    router.decisions[key] = ("pool", won)
         if not row["passed"] and reference and row.get("tier") == "float32":
             stash.add(("fwd", key), row, ref[2], arrays)
 
@@ -337,8 +351,25 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     t_records.clear()
     report.timing["mindspore_s"] = time.perf_counter() - t0
     report.timing["compare_s"] = compare_s[0]  # of mindspore_s: the forward comparisons in the hooks
-
     report.settings["loss_torch"] = float(loss_t.detach())
+    if defer:
+        t0 = time.perf_counter()
+        try:
+            if report.error is None and loss_t.requires_grad:
+                loss_t.backward()
+        except Exception as exc:  # noqa: BLE001 - the reference itself fails: an input problem
+            raise ParityError(f"the torch model raised {type(exc).__name__} in backward: {_line(exc)}") from None
+        finally:
+            router.remove()
+        report.timing["torch_s"] += time.perf_counter() - t0
+        if router.flipped["layers"]:
+            report.determinism.append(
+                f"torch's backward routed as MindSpore routed its ReLU / max-pool kinks, at {router.flipped['layers']} "
+                f"layer call(s): {router.flipped['relu']} element(s) the frameworks put on different sides of a ReLU "
+                f"kink, {router.flipped['pool']} max-pool window(s) whose winner differed (inputs closer than the "
+                "forward difference; either decision is a correct float32 evaluation, the reference takes "
+                "MindSpore's)")
+    del loss_t
     report.settings["loss_ms"] = loss_m
     if backward and report.error is None:
         _unreached(rec, ms_types, seen_grads, grad_rows, grtol, atol, no_params)
@@ -364,21 +395,33 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     for p in torch_model.parameters():
         p.grad = caller_grads.get(p)
     routing: dict = {}
-    if screened and report.error is None:
-        # cheap tier 2: is MindSpore as close to torch as torch is to itself under the observed forward difference?
+    # ReLU / max-pool layers whose routing in MindSpore is not known (too many elements on other sides, a pool
+    # whose winners cannot be read off MindSpore's input, another kink type): torch's backward took its own
+    # decisions there
+    refused = router.refused if router is not None else set()
+    unknown = {k for k, r in rows.items() if t_meta.get(k, (None, ""))[1] in _KINKS and r.get("rms_diff")
+               and ((k not in straddles and k not in pool_routes) or k in refused)}
+    if screened and report.error is None and unknown:
+        # tier 2 where routing is not known: is MindSpore as close to torch as torch is to itself under noise of
+        # the observed forward difference at those layers?
         t0 = time.perf_counter()
         routed: dict = {}
-        routing = _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles, routed,
-                                 pool_routes)
+        routing = _routing_terms(report, torch_model, inputs, target, loss,
+                                 {k: r for k, r in rows.items() if k in unknown}, screened,
+                                 {k: v for k, v in straddles.items() if k not in refused}, routed,
+                                 {k: v for k, v in pool_routes.items() if k not in refused})
         report.timing["routing_s"] = time.perf_counter() - t0
         _judge_routing(report, stash, screened, routing, routed, grtol, atol)
         del routed
-    pool_routes.clear()
     if stash.items:
         t0 = time.perf_counter()
-        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs)
+        kinks = ({k: v[2] for k, v in straddles.items() if k not in refused},
+                 {k: v for k, v in pool_routes.items() if k not in refused})
+        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs, kinks)
         report.timing["reference_s"] = time.perf_counter() - t0
     top_outputs.clear()
+    pool_routes.clear()
+    straddles.clear()
     for row in report.grads:  # float64 verdicts: the routing term joins the floor
         term = routing.get(row["name"])
         if term and row.get("tier") == "float64" and not row["passed"]:
@@ -495,11 +538,51 @@ def _straddles(torch_model, meta, t_out, m_out):
         vals.append(torch.where(m_side[where], m[where], torch.full_like(m[where], past)))
         idx.append(where)
     if not idx:  # routed alike everywhere: known exactly, so the routing run adds no noise here
-        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=t.dtype), sides
+        empty = torch.zeros(0, dtype=t.dtype)
+        return torch.zeros(0, dtype=torch.long), empty, sides, empty
     idx, vals = torch.cat(idx), torch.cat(vals)
     if idx.numel() > max(16, STRADDLE_SHARE * t.numel()):
         return None
-    return idx, vals.to(t.dtype), sides
+    idx, first = _unique(idx)  # an element outside both bounds' agreement is listed once
+    vals = vals[first]
+    delta = _slope(module, typ, lo, hi, m[idx], idx, tuple(t_out.shape)) - _slope(
+        module, typ, lo, hi, t[idx], idx, tuple(t_out.shape))
+    return idx, vals.to(t.dtype), sides, delta.to(t.dtype)
+
+
+def _unique(idx):
+    """Sorted unique flat indices and the position of each one's first occurrence in ``idx``."""
+    import torch
+
+    uniq, inverse = torch.unique(idx, sorted=True, return_inverse=True)
+    first = torch.full((uniq.numel(),), idx.numel(), dtype=torch.long)
+    first.scatter_reduce_(0, inverse, torch.arange(idx.numel()), reduce="amin")
+    return uniq, first
+
+
+def _slope(module, typ, lo, hi, v, idx, shape):
+    """The derivative of a ReLU-like layer at the flat elements ``idx`` whose outputs are ``v``: 1 between the
+    bounds, 0 above the upper one, below the lower one 0 (ReLU, ReLU6, Hardtanh), ``negative_slope`` (LeakyReLU)
+    or the channel's weight (PReLU). The side of each bound is read off the output as the kink's own backward
+    reads it (torch's threshold_backward: ``out > 0``)."""
+    import torch
+
+    below = torch.zeros(v.shape, dtype=v.dtype)
+    if typ == "LeakyReLU":
+        below.fill_(float(module.negative_slope))
+    elif typ == "PReLU":
+        w = module.weight.detach().reshape(-1).to(v.dtype)
+        if w.numel() == 1:
+            below.fill_(float(w[0]))
+        elif len(shape) >= 2 and shape[1] == w.numel():
+            inner = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+            below = w[(idx // inner) % shape[1]]
+    d = torch.ones(v.shape, dtype=v.dtype)
+    if lo is not None:
+        d = torch.where(v > lo, d, below)
+    if hi is not None:
+        d = torch.where(v < hi, d, torch.zeros_like(d))
+    return d
 
 
 def _enforce_sides(x, sides, fresh):
@@ -609,9 +692,178 @@ def _route_pool(module, x, won):
     return x, n
 
 
+class _KinkRouter:
+    """Routes a torch run's backward through its ReLU-like and max-pool layers as MindSpore routed them.
+
+    ReLU and max-pool send each gradient element one way or the other by a comparison (x > 0, which input is
+    largest). Where the compared values are closer than the two frameworks' forward outputs differ, MindSpore can
+    decide one way and torch the other; each such flip moves a whole gradient value, and the next convolution's
+    weight gradient sums it as an O(1) term that no rounding bound covers. Either decision is a correct float32
+    evaluation of the same function at a point within rounding of the kink, so the reference takes MindSpore's:
+    this router adds, at the input gradient of each hooked layer call, the difference between the two decisions'
+    backward at the elements where they differ (ReLU-like: ``grad_out x (slope_ms - slope_torch)``, from the
+    layers' outputs; max-pool: the window's gradient moved from torch's winner to MindSpore's, read off
+    MindSpore's input, _pool_winners). The forward is not changed (the flipped inputs are within rounding of the
+    kink, so the forward values move by rounding only); the backward becomes the one MindSpore's decisions give.
+
+    ``decisions`` (key -> ("relu", flat indices, slope change) | ("pool", MindSpore's winners)) may be filled after
+    the forward and before the backward (torch's first run: MindSpore runs in between). ``ms_sides`` (key ->
+    MindSpore's packed sides, _straddles) makes the router decide at each ReLU-like call from this run's own output
+    (the float64 reference). A layer call where more than STRADDLE_SHARE of the elements (at least 16) differ is not
+    float noise at a kink: left as it is (the forward comparison speaks for it)."""
+
+    def __init__(self, model, decisions=None, ms_sides=None):
+        from .hooks import _Keys
+
+        self.decisions = {} if decisions is None else decisions
+        self.ms_sides = ms_sides or {}
+        self.keys, self.stack, self.grad_out, self.inputs, self.handles = _Keys(), [], {}, {}, []
+        self.active = True
+        self.flipped = {"relu": 0, "pool": 0, "layers": 0}
+        self.refused: set = set()  # layer calls left with this run's own decisions (too many differ)
+        for path, module in model.named_modules():
+            typ = type(module).__name__
+            if typ in _SIGN_KINKS or typ in _POOL_KINKS:
+                self.handles.append(module.register_forward_pre_hook(self._pre(path or ROOT, typ)))
+                self.handles.append(module.register_forward_hook(self._post(typ)))
+
+    def end_forward(self):
+        self.active = False  # a later forward (a re-recording) is not counted
+
+    def _pre(self, path, typ):
+        def hook(module, args):
+            if not self.active:
+                return None
+            key = self.keys.next(path)
+            x = args[0] if args else None
+            if not (hasattr(x, "requires_grad") and x.requires_grad and x.is_floating_point()):
+                self.stack.append(None)
+                return None
+            self.stack.append(key)
+            x = x.view_as(x)  # its gradient is the part that flowed through this layer only
+            x.register_hook(self._fix(module, typ, key))
+            if typ in _POOL_KINKS:
+                self.inputs[key] = x.detach()  # held by autograd for the pool's backward anyway
+            return (x, *args[1:])
+        return hook
+
+    def _post(self, typ):
+        def hook(module, args, output):
+            if not self.active:
+                return None
+            key = self.stack.pop()
+            if key is None or not (hasattr(output, "requires_grad") and output.requires_grad):
+                return None
+            if key in self.ms_sides and typ in _SIGN_KINKS:
+                found = _flips_against(module, typ, output, self.ms_sides[key])
+                if found is not None:
+                    self.decisions[key] = ("relu", *found)
+
+            def capture(grad):
+                self.grad_out[key] = grad
+            output.register_hook(capture)
+            return None
+        return hook
+
+    def _fix(self, module, typ, key):
+        def hook(grad):
+            import torch
+
+            g_out = self.grad_out.pop(key, None)
+            x = self.inputs.pop(key, None)
+            decision = self.decisions.get(key)
+            if g_out is None or decision is None:
+                return None
+            go = g_out.reshape(-1)
+            if decision[0] == "relu":
+                _, idx, delta = decision
+                if not idx.numel() or go.numel() != grad.numel() or int(idx.max()) >= grad.numel():
+                    return None
+                g = grad.clone(memory_format=torch.contiguous_format)
+                g.view(-1).index_add_(0, idx, go[idx] * delta.to(g.dtype))
+                self.flipped["relu"] += int(idx.numel())
+                self.flipped["layers"] += 1
+                return g
+            won = decision[1]
+            if x is None:
+                return None
+            with torch.no_grad():
+                _, cur = _pool(module, x)
+            if tuple(cur.shape) != tuple(won.shape) or cur.numel() != go.numel():
+                return None
+            where = torch.nonzero((cur != won.to(cur.dtype)).reshape(-1)).reshape(-1)
+            if not where.numel():
+                return None
+            if where.numel() > max(16, STRADDLE_SHARE * cur.numel()):
+                self.refused.add(key)
+                return None
+            lead = x.dim() - int(type(module).__name__[-2])  # batch and channel dimensions: one plane per index
+            plane_in, plane_out = int(np.prod(x.shape[lead:])), int(np.prod(cur.shape[lead:]))
+            base = (where // plane_out) * plane_in
+            g = grad.clone(memory_format=torch.contiguous_format)
+            flat = g.view(-1)
+            flat.index_add_(0, base + won.reshape(-1)[where].to(torch.long), go[where])
+            flat.index_add_(0, base + cur.reshape(-1)[where], -go[where])
+            self.flipped["pool"] += int(where.numel())
+            self.flipped["layers"] += 1
+            return g
+        return hook
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+        self.grad_out.clear()
+        self.inputs.clear()
+
+
+def _flips_against(module, typ, out, sides):
+    """The elements of a ReLU-like layer's output (this run) on another side of a kink than MindSpore's
+    (``sides``: _straddles' packed sides) and the slope change that puts them on MindSpore's: (flat indices, slope
+    change), or None when too many differ (see STRADDLE_SHARE) or the shapes do not fit."""
+    import torch
+
+    lo, hi = (getattr(module, b, None) if isinstance(b, str) else b for b in _SIGN_KINKS[typ])
+    v = out.detach().reshape(-1)
+    n = v.numel()
+    ms_bits, where = {}, []
+    for bound, above, packed in sides:
+        if packed.size * 8 < n:
+            return None
+        ms_side = torch.from_numpy(np.unpackbits(packed, count=n).view(bool))
+        mine = v > bound if above else v < bound
+        ms_bits[above] = ms_side
+        where.append(torch.nonzero(mine != ms_side).reshape(-1))
+    if not where:
+        return None
+    idx = torch.unique(torch.cat(where), sorted=True)
+    if idx.numel() > max(16, STRADDLE_SHARE * n):
+        return None
+    if not idx.numel():
+        return idx, torch.zeros(0, dtype=v.dtype)
+    # MindSpore's side of each bound as a value on that side, for _slope
+    m_v = torch.zeros(idx.numel(), dtype=v.dtype)
+    span_lo = float(lo) if lo is not None else -1.0
+    span_hi = float(hi) if hi is not None else span_lo + 2.0
+    inside = (span_lo + span_hi) / 2
+    m_v.fill_(inside)
+    if True in ms_bits:
+        m_v = torch.where(ms_bits[True][idx], m_v, torch.full_like(m_v, span_lo - 1.0))
+    if False in ms_bits:
+        m_v = torch.where(ms_bits[False][idx], m_v, torch.full_like(m_v, span_hi + 1.0))
+    shape = tuple(out.shape)
+    delta = _slope(module, typ, lo, hi, m_v, idx, shape) - _slope(module, typ, lo, hi, v[idx], idx, shape)
+    return idx, delta
+
+
 def _routing_terms(report, torch_model, inputs, target, loss, rows, screened, straddles=None,
                    routed=None, pools=None) -> dict:
     """The routing term of the parameter gradients outside the float32 screen: name -> ||g_routed - g_torch||.
+
+    Run only where some ReLU / max-pool layer's routing in MindSpore is not known (``rows`` holds those layers;
+    torch's own backward was routed by _KinkRouter everywhere else, ``screened`` holds that gradient). The
+    description below is of the run as it was when it carried every layer; the layers of known routing are still
+    replayed in its forward, so that its gradient differs from ``screened``'s by the noise alone.
 
     ReLU and max-pool route each gradient element by a comparison (x > 0, which input is largest). Where the
     compared values are closer than the two frameworks' forward outputs differ, MindSpore can route it one way and
@@ -821,22 +1073,29 @@ def _rerecord(torch_model, xs_t, rec, keys) -> None:
     """A second torch forward (no grad, buffers restored) that clones the outputs of ``keys`` as they appear."""
     import torch
 
-    buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
+    # the buffers (BatchNorm running statistics) are swapped for copies meanwhile, not written back: the first
+    # run's graph, whose backward is still to come, saved them and checks their version counters
+    held = {}
+    for module in torch_model.modules():
+        for name, b in module._buffers.items():
+            if b is not None:
+                held[(module, name)] = b
+                module._buffers[name] = b.detach().clone()
     again = TorchRecorder(torch_model, grads=False, want={"fwd": set(keys)}, clone=True)
     try:
         with torch.no_grad():
             torch_model(*[x.detach() for x in xs_t])
     finally:
         again.remove()
-        with torch.no_grad():
-            for n, b in torch_model.named_buffers():
-                b.copy_(buffers[n])
+        for (module, name), b in held.items():
+            module._buffers[name] = b
     for k in keys:
         if k in again.records:
             rec.records[k] = again.records[k]
 
 
-def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs=None) -> None:
+def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs=None,
+                    kinks=None) -> None:
     """The float64 tier: run torch in float64 on the same inputs and weights, keeping only the stashed tensors."""
     import copy
 
@@ -901,6 +1160,11 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     skip = None
     if wanted and not no_params and all(i[0] == "param" for i in stash.items):
         skip = _SkipAhead(ref_model, torch_model, wanted, top_outputs)
+    # the float64 backward routed through the ReLU / max-pool kinks as MindSpore routed them, as torch's float32
+    # one was (_KinkRouter): the three differ by rounding only
+    router = None
+    if wanted and needs_backward and kinks and (kinks[0] or kinks[1]):
+        router = _KinkRouter(ref_model, {k: ("pool", w) for k, w in kinks[1].items()}, kinks[0])
     rec = TorchRecorder(ref_model, grads=needs_backward, want=want, sink=judge)
     try:
         with torch.set_grad_enabled(needs_backward):
@@ -921,6 +1185,12 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
         rec.remove()
         if skip is not None:
             skip.remove()
+        if router is not None:
+            router.remove()
+    if router is not None and router.flipped["layers"]:
+        report.determinism.append(
+            f"float64 reference routed as MindSpore routed its kinks, at {router.flipped['layers']} layer call(s): "
+            f"{router.flipped['relu']} ReLU element(s), {router.flipped['pool']} max-pool window(s)")
     if skip is not None and skip.skipped:
         report.determinism.append(
             f"float64 reference for {len(wanted)} parameter gradient(s) only: the {skip.skipped} layer call(s) that "
