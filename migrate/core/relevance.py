@@ -4,9 +4,9 @@ For each statement the pre-pass records which *kinds* of rewrite could apply ins
 
 * ``API`` (the table pass): a name bound by a torch import, by an import of a local module (its exports may be
   torch's) or by a class of the file; a method call whose name is in the table (or is one of torch.Tensor's); an
-  attribute a layer's MindSpore cell spells otherwise; an import.
+  attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; an import.
 * ``OPERATORS`` (rewrite/operators.py): ``~``, ``<<``, ``>>``, ``&``, ``|``, ``^``, ``**``, an augmented
-  assignment, a subscript of ``.data``.
+  assignment, a subscript of ``.data``, a subscript read with a step (``x[:, ::2]``).
 * ``PARAM_GROUPS`` (the training pass's no_grad walk): ``.param_groups``.
 
 The table pass does not walk into a statement without ``API`` (its bindings are still recorded), which is where
@@ -123,6 +123,8 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
     elif isinstance(node, ast.Attribute):
         if node.attr in attrs:
             mask = API
+        if node.attr == "type" and isinstance(node.value, ast.Attribute) and node.value.attr == "device":
+            mask = API  # x.device.type (the table pass)
         if node.attr == "param_groups":
             mask |= PARAM_GROUPS
     elif isinstance(node, ast.Call):
@@ -139,6 +141,10 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
     elif isinstance(node, ast.Subscript):
         if isinstance(node.value, ast.Attribute) and node.value.attr == "data":
             mask = OPERATORS
+        elif isinstance(node.ctx, ast.Load) and any(
+                isinstance(e, ast.Slice) and e.step is not None
+                for e in (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice])):
+            mask = OPERATORS  # x[:, ::2]: a step (rewrite/operators.py)
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         mask = API  # the table pass removes torch imports; cheap to keep
     if names is None and isinstance(node, ast.stmt):

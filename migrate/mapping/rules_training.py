@@ -64,10 +64,14 @@ def autocast(call) -> None:
     """``torch.autocast(device, dtype=torch.float16)`` -> ``ms.amp.autocast_O1()``, which the training pass turns
     into ``amp.auto_mixed_precision(net, "O1")`` of the networks called in the region (MindSpore casts per
     network). float16 only: torch's CPU default, bfloat16, has no MindSpore CPU MatMul kernel (measured:
-    "Select CPU operator[MatMul] fail! Unsupported data type")."""
+    "Select CPU operator[MatMul] fail! Unsupported data type"). ``enabled=False``: a context that does nothing
+    (helper ``_MsmigrateNoAutocast``): MindSpore has no autocast region to leave."""
     enabled = call.literal("enabled", absent=True)
+    if enabled is False:  # efficientvit's attention: a block kept out of autocast runs as written in MindSpore
+        call.replacement = expr("_MsmigrateNoAutocast()")
+        return
     if enabled is not True:
-        raise Unsupported("enabled= other than True is not converted")
+        raise Unsupported("enabled= other than a literal True or False is not converted")
     device = call.literal("device_type", absent="cuda")
     dtype = call.src("dtype")
     if dtype is None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 ROOT = "(root)"
 
 
@@ -170,6 +172,18 @@ class MsRecorder:
                 except Exception:  # noqa: BLE001 - a cell that refuses hooks is just not recorded
                     pass
 
+    def _array(self, o):
+        """``o.asnumpy()`` (a view of the tensor's memory, no copy: kept arrays are copied, runner._Stash). The
+        previous cell's array of the very tensor is reused (the runner then reuses its comparison) only when it
+        still holds the tensor's values: an in-place ``copy_`` between two cells (timm's MobileOne block:
+        ``out = self.drop_path(out); out += identity_out`` as ``out.copy_(...)``, then ``self.attn(out)``) left the
+        earlier array with the old values (measured), and the next cell compared those."""
+        fresh = o.asnumpy()
+        hit = self._last.get(id(o))
+        if hit is not None and hit[0] is o and hit[1].shape == fresh.shape and np.array_equal(hit[1], fresh):
+            return hit[1]
+        return fresh
+
     def _wrap(self, cell, path, orig):
         def construct(*args, **kwargs):
             key = self.keys.next(path)
@@ -179,15 +193,11 @@ class MsRecorder:
                 inputs = []  # usually the previous cell's output, already copied: reused
                 for a in args:
                     if hasattr(a, "asnumpy"):
-                        hit = self._last.get(id(a))
-                        inputs.append(hit[1] if hit is not None and hit[0] is a else a.asnumpy())
+                        inputs.append(self._array(a))
             out = orig(*args, **kwargs)
             # synchronise: errors surface here. A container returning its last child's very tensor reuses that
-            # child's copy (the tensor is held in _last, so its id cannot be reused meanwhile)
-            arrays = []
-            for o in flatten(out):
-                hit = self._last.get(id(o))
-                arrays.append(hit[1] if hit is not None and hit[0] is o else o.asnumpy())
+            # child's array (the tensor is held in _last, so its id cannot be reused meanwhile)
+            arrays = [self._array(o) for o in flatten(out)]
             self._last = {id(o): (o, a) for o, a in zip(flatten(out), arrays)}
             self.stack.pop()
             self.inputs = inputs
@@ -223,3 +233,4 @@ class MsRecorder:
             except Exception:  # noqa: BLE001
                 pass
         self.handles.clear()
+

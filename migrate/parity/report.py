@@ -13,7 +13,7 @@ parity.json schema (all numbers are floats; null where not computed):
                       "float64": the reference decided, 2-norms; "shape"), and for tier float64: torch_err
                       (||torch32 - ref||), terms (||S|| or null), screen {floor, error, ratio}, routing?
     settings          {mode, steps, optimizer, lr, loss, inputs}
-    determinism       [str]: what was made deterministic (dropout disabled, inplace turned off)
+    determinism       [str]: what was made deterministic (dropout, drop-path and DropBlock disabled, inplace turned off)
     layers            [{index, name, path, type, shape, max_abs, max_rel, cosine, within, passed,
                         nonfinite_torch, nonfinite_ms, note?}]   forward, in torch execution order
     layer_grads       [{name, type, kind: "out"|"in", index, shape, max_abs, max_rel, cosine, within,

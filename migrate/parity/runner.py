@@ -1,6 +1,6 @@
 """Run a torch model and its MindSpore port on identical inputs and weights, layer by layer.
 
-Phases (both frameworks eager, train mode, dropout disabled):
+Phases (both frameworks eager, train mode, dropout, drop-path and DropBlock disabled):
 
 1. weights: torch -> MindSpore through ``migrate.weights.torch_to_mindspore`` (the name map is
    reused to pair parameter gradients);
@@ -20,6 +20,7 @@ Phases (both frameworks eager, train mode, dropout disabled):
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import numpy as np
@@ -77,7 +78,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     report = ParityReport(tolerances={"rtol": rtol, "atol": atol, "grad_rtol": grad_rtol,
                                       "k_torch": k_torch, "k_torch_grad": k_torch_grad, "eps": metrics.EPS32,
                                       "reference": bool(reference)})
-    report.settings = {"mode": "train (dropout disabled)", "steps": steps, "optimizer": optimizer.lower(),
+    report.settings = {"mode": "train (dropout, drop-path and DropBlock disabled)", "steps": steps,
+                       "optimizer": optimizer.lower(),
                        "lr": lr, "loss": type(loss).__name__ if loss is not None else "sum of outputs",
                        "inputs": [{"shape": list(x.shape), "dtype": str(x.dtype)} for x in inputs]}
     torch_model.train()
@@ -100,16 +102,31 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
                           reference, initial)
     finally:
         metrics.SCRATCH.release()
+        _close_ms_graph()
     tick(None)
     if steps and report.error is None:
         torch_model.load_state_dict(initial)
         torch_to_mindspore(initial, ms_model, strict=False)
         batches = [_as_list(b) for b in step_inputs] if step_inputs else [inputs]
         targets = list(step_targets) if step_targets else [target]
-        _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss, steps, optimizer.lower(),
-                     lr, name_map, tick)
+        try:
+            _train_steps(report, torch_model, ms_model, batches, targets, loss, ms_loss, steps, optimizer.lower(),
+                         lr, name_map, tick)
+        finally:
+            _close_ms_graph()
     _conclude(report)
     return report
+
+
+def _close_ms_graph() -> None:
+    """A MindSpore error inside ``ms.value_and_grad`` leaves PyNative's gradient graph open: the process then records
+    every op, and the next model's init (timm's ``trunc_normal_``, ``weight.copy_(rand...)``) fails with "A leaf
+    tensor that requires grad is being used in an inplace operator" (measured: fastvit built after a failed
+    efficientvit run). Closed here, as MindSpore cleans it, only when one is left open."""
+    from mindspore.common.api import _pynative_executor
+
+    if _pynative_executor.requires_grad():
+        _pynative_executor.clear_res()
 
 
 def assert_parity(torch_model, ms_model, inputs, **kwargs) -> ParityReport:
@@ -160,7 +177,7 @@ class _Stash:
     def add(self, ident, row, t_outs, m_arrays) -> None:
         t_keep, m_keep, size = [], [], 0
         for t, m in zip(t_outs, m_arrays):
-            m = np.asarray(m)
+            m = np.array(m, copy=True)  # the MindSpore array as compared: its tensor may be changed in place later
             key = (t.data_ptr(), int(t.numel())) if hasattr(t, "data_ptr") else None
             seen = self._by_storage.get(key) if key is not None else None
             if seen is not None and seen.shape == m.shape and np.array_equal(seen, m):
@@ -1589,20 +1606,37 @@ def _conclude(report) -> None:
 
 
 # ------------------------------------------------------------------------------ helpers
+# Layers that are random in train mode and the identity in eval mode, by class name (the class or a base):
+# dropout of every kind (torch's _DropoutNd, AlphaDropout, timm's PatchDropout, MindSpore's Dropout*), drop-path /
+# stochastic depth (torchvision's StochasticDepth, timm's DropPath) and DropBlock (timm's DropBlock2d). Converted
+# code keeps torch's class names, so one rule finds them on both sides. Their random draws cannot agree between two
+# frameworks' generators; what parity compares is everything else in train mode (BatchNorm's batch statistics).
+RANDOM_IN_TRAIN = re.compile(r"Drop(out|Path|Block)|StochasticDepth")
+
+
+def _random_in_train(obj) -> bool:
+    return any(RANDOM_IN_TRAIN.search(k.__name__) for k in type(obj).__mro__)
+
+
+def _names(names) -> str:
+    return ", ".join(names) or "-"
+
+
 def _make_deterministic(torch_model, ms_model) -> list:
     import torch
 
     notes = []
-    t_drop = [n for n, m in torch_model.named_modules() if isinstance(m, torch.nn.modules.dropout._DropoutNd)]
+    t_drop = [n for n, m in torch_model.named_modules()
+              if isinstance(m, torch.nn.modules.dropout._DropoutNd) or _random_in_train(m)]
     for n in t_drop:
         torch_model.get_submodule(n).eval()
-    m_drop = [n for n, c in ms_model.cells_and_names() if "Dropout" in type(c).__name__]
+    m_drop = [n for n, c in ms_model.cells_and_names() if _random_in_train(c)]
     for n in m_drop:
         _cell_at(ms_model, n).set_train(False)
     if t_drop or m_drop:
-        notes.append(f"dropout disabled on both sides while BatchNorm trains (torch: {', '.join(t_drop) or '-'}; "
-                     f"MindSpore: {', '.join(m_drop) or '-'}); functional dropout calls inside forward/construct "
-                     "are not disabled")
+        notes.append(f"dropout, drop-path / stochastic depth and DropBlock layers (random in train mode) disabled on "
+                     f"both sides while BatchNorm trains (torch: {_names(t_drop)}; MindSpore: {_names(m_drop)}); "
+                     "functional dropout calls inside forward/construct are not disabled")
     inplace = [n or ROOT for n, m in torch_model.named_modules() if getattr(m, "inplace", None) is True]
     for n in inplace:
         torch_model.get_submodule(n if n != ROOT else "").inplace = False

@@ -32,6 +32,11 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   cast"), the converted code casts (truncates) instead of raising.
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
+* ``x[:, ::2]`` (a subscript read whose index has a step): MindSpore 2.10's CPU StridedSliceGrad fails ("input
+  memory out of bounds") for a step on a middle axis of a tensor of 3 or more dimensions (swin's PatchMerging, LeViT's
+  subsampling; measured), so the backward of such a model cannot run. It becomes ``_msmigrate_getitem(x, (slice(None),
+  slice(None, None, 2)))`` (migrate/helpers/templates/strided_getitem.py): those axes by ops.gather, anything else
+  (a list, a string, a step on the first or last axis) indexed as written. A literal string is left alone.
 
 The converter cannot tell a tensor from a Python number here, so the first two are written as a test at run
 time, ``(ops.invert(x) if ops.is_tensor(x) and x.dtype != ms.bool_ else ~x)``; an operand that is not a name or
@@ -57,7 +62,7 @@ AUG_SHIFTS = {cst.LeftShiftAssign: "ops.bitwise_left_shift", cst.RightShiftAssig
 COMMUTING = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 
-_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**")
+_OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**", "::")
 
 
 def applies(source: str) -> bool:
@@ -128,6 +133,7 @@ class _Operators(Transformer):
         self.changed = 0
         self._fallbacks: set[int] = set()  # `else a << b` branches this pass wrote (converting again adds nothing)
         self._aliased: list[set[str]] = []  # per scope: names whose tensor another name may share
+        self._stores: set[int] = set()  # subscripts that are written or deleted (``x[::2] = v``), not read
 
     def visit_Module(self, node: cst.Module) -> None:
         self._aliased.append(_alias_names(node.body))
@@ -248,6 +254,42 @@ class _Operators(Transformer):
                     body[i] = new
                     return updated.with_changes(body=updated.body.with_changes(body=body))
         return updated
+
+    def visit_AssignTarget(self, node) -> None:
+        self._stores.add(id(node.target))
+
+    def visit_AugAssign(self, node) -> None:
+        self._stores.add(id(node.target))
+
+    def visit_AnnAssign(self, node) -> None:
+        self._stores.add(id(node.target))
+
+    def visit_Del(self, node) -> None:
+        self._stores.add(id(node.target))
+        for e in getattr(node.target, "elements", ()):
+            self._stores.add(id(e.value))
+
+    def visit_For(self, node) -> None:
+        self._stores.add(id(node.target))
+
+    def leave_Subscript(self, original, updated):
+        """``x[:, ::2]`` read: a step goes through _msmigrate_getitem (the module docstring)."""
+        if id(original) in self._stores or isinstance(updated.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                       cst.FormattedString, cst.List, cst.Tuple)):
+            return updated
+        if not any(isinstance(e.slice, cst.Slice) and e.slice.step is not None for e in updated.slice):
+            return updated
+        parts = []
+        for e in updated.slice:
+            s = e.slice
+            if isinstance(s, cst.Slice):
+                parts.append("slice(" + ", ".join(_code(v) if v is not None else "None"
+                                                  for v in (s.lower, s.upper, s.step)) + ")")
+            else:
+                parts.append(_code(s.value))
+        index = parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+        self._count("x[::step]")
+        return _expr(f"_msmigrate_getitem({_code(updated.value)}, {index})")
 
     def leave_AssignTarget(self, original, updated):
         t = updated.target

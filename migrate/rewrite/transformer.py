@@ -29,6 +29,7 @@ from ..core import emit
 from ..core.diagnostics import new_markers
 from ..core.imports import MS_OBJECTS
 from ..core import relevance
+from ..core.parens import Parens, fix_attribute, fix_call, fix_subscript
 from ..core.cst_util import STATEMENT_TYPES, TOKEN_TYPES, Transformer, dotted, rename_root, root as _root
 from ..core.resolve import NO, UNKNOWN, YES
 from ..core.walk import Binder
@@ -61,7 +62,7 @@ def _is_torch_import(node) -> bool:
     return not node.relative and node.module is not None and (dotted(node.module) or "").split(".")[0] == "torch"
 
 
-class Rewriter(Transformer):
+class Rewriter(Parens, Transformer):
     """The table-driven pass over one file (``run(ctx)``)."""
 
     def __init__(self, ctx: FileContext) -> None:
@@ -422,6 +423,7 @@ class Rewriter(Transformer):
         return new
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        updated = fix_call(updated)  # a callee a template wrote as an expression (Parens)
         probe = self._module_probe(original)
         if probe is not None:
             return self._probe(*probe, original, updated)
@@ -535,6 +537,11 @@ class Rewriter(Transformer):
         return updated if target is None else inplace.rebind_statement(updated, target)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        updated = fix_attribute(updated)  # ``F.normalize(k).transpose``: the receiver a template wrote (Parens)
+        if original.attr.value == "type" and self._device_value(original.value):
+            self._ok("torch.device.type (-> torch's device type name)")
+            return expr(f"_msmigrate_device_type({code(updated.value)})").with_changes(lpar=updated.lpar,
+                                                                                      rpar=updated.rpar)
         if self._narrowed and isinstance(original.value, cst.Name):
             for name, layer, renames, _ in reversed(self._narrowed):
                 if name == original.value.value:
@@ -550,6 +557,13 @@ class Rewriter(Transformer):
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
+
+    def _device_value(self, node) -> bool:
+        """``x.device`` (a tensor's or a module's, not a torch module's attribute) or a device by the resolver's
+        evidence: its ``.type`` is torch's device type name, which MindSpore's device string does not have."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "device":
+            return not _torch(self.resolver.qualify(node))
+        return self._is_device(node)
 
     def _is_device(self, node) -> bool:
         """A device value by the resolver's evidence; a converted ``torch.device(...)`` reads ``str(...)``."""
@@ -590,6 +604,7 @@ class Rewriter(Transformer):
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         """``data.Dataset[T_co]``: a generic torch base whose MindSpore form is ``object`` takes no parameters."""
+        updated = fix_subscript(updated)
         if (isinstance(updated.value, cst.Name) and updated.value.value == "object"
                 and _torch(self.resolver.qualify(original.value))):
             return updated.value

@@ -43,6 +43,20 @@ class Conv2dSame(nn.Conv2d):
         x = F.pad(x, (1, 1, 1, 1))
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 """
+TRANSITION = """
+class Transition(nn.Sequential):  # torchvision's DenseNet: the layers are set as attributes, forward is Sequential's
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(cin)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv = nn.Conv2d(cin, cout, kernel_size=1, stride=1, bias=False)
+        self.pool = nn.AvgPool2d(kernel_size=2, stride=2)
+
+class Stem(nn.Sequential):  # layers given to Sequential, then one more set as an attribute
+    def __init__(self, cin):
+        super().__init__(nn.Conv2d(cin, 6, 3, padding=1))
+        self.act = nn.Hardtanh(-0.5, 0.5)
+"""
 PLAIN = """
 class Norm(nn.GroupNorm):
     pass
@@ -79,6 +93,14 @@ m = Conv2dSame(4, 6, 3, stride=2, groups=2)
 # @run
 out = m(x)
 """, inputs=IMG, rtol=1e-5, atol=1e-5, id="Conv2dSame", why_tolerance="a convolution summed in another order"),
+    Case(("torch.nn.Sequential",), HEADER + TRANSITION + """
+t = Transition(4, 6)
+stem = Stem(4)
+# @run
+out = t(x)
+out_stem = stem(x)
+""", names=("out", "out_stem"), inputs=IMG, rtol=1e-4, atol=1e-5, id="Sequential subclass with attribute layers",
+         why_tolerance="batch variance and a convolution reduced in another order (float32 rounding)"),
     Case(("torch.nn.GroupNorm", "torch.nn.Linear"), HEADER + PLAIN + """
 norm = Norm(2, 4)
 head = Head(8, 3, bias=False)

@@ -50,6 +50,36 @@ def test_table_gives_every_failure_its_stage_and_reason():
     assert "| import-ms | 1 |" in md and "| parity-forward | 1 |" in md
 
 
+def test_a_table_reads_back_as_a_run_for_merge(tmp_path):
+    """``--merge docs/real_models.md new.json``: the table's rows come back as written, the new run's replace them."""
+    rows = [
+        {"id": "torchvision/resnet18", "builds": True, "passed": True, "stage": None, "error": None, "markers": 0,
+         "first_divergence": None, "seconds": 1.0},
+        {"id": "timm/resnet18", "builds": True, "passed": False, "stage": "parity-forward",
+         "error": "first divergence at blocks.0 | x", "markers": 2,
+         "first_divergence": {"forward": "blocks.0", "backward": "head"}, "seconds": 2.5},
+    ]
+    conv = [{"package": "torchvision", "rc": 3, "ok": True, "seconds": 9.0, "files": 3, "markers": 7, "error": None},
+            {"package": "timm", "rc": 3, "ok": True, "seconds": 5.0, "files": 2, "markers": 1, "error": None}]
+    old = tmp_path / "old.md"
+    old.write_text(real_models.render(rows, conv, {"torchvision": "0.28.0", "timm": "1.0.31"}, 60.0, "Run: then."))
+    run = real_models.table_run(str(old))
+    assert run["versions"] == {"torchvision": "0.28.0", "timm": "1.0.31"}
+    assert [c["markers"] for c in run["conversions"]] == [7, 1]
+    back = {r["id"]: r for r in run["rows"]}
+    for r in rows:
+        for k in ("builds", "passed", "stage", "error", "markers", "first_divergence", "seconds"):
+            assert back[r["id"]][k] == r[k], (r["id"], k)
+    new = tmp_path / "new.json"
+    fixed = dict(rows[1], passed=True, stage=None, error=None, first_divergence=None)
+    new.write_text(json.dumps({"rows": [fixed], "conversions": conv, "versions": {}, "run": "a run of now"}))
+    out = tmp_path / "merged.md"
+    assert real_models.merge([str(old), str(new)], str(out)) == 0
+    md = out.read_text()
+    assert "**2 / 2 models pass parity (100%)" in md and "| torchvision/resnet18 | 0 | yes | pass |" in md
+    assert "1 model(s) (timm) from a run of now" in md and "1 model(s) (torchvision) from the earlier table old.md (Run: then)" in md
+
+
 def test_progress_bar_counts():
     out = io.StringIO()
     bar = real_models.Progress(2, stream=out, width=10)

@@ -189,6 +189,17 @@ class _MsmigrateLinear(nn.Dense):
         self.in_features, self.out_features = in_features, out_features
 
 
+class _MsmigrateSequential(nn.SequentialCell):
+    """torch.nn.Sequential as a base class (torchvision's DenseNet ``class _Transition(nn.Sequential)`` sets its
+    layers as attributes, ``self.norm = nn.BatchNorm2d(...)``, written by msmigrate): torch's Sequential runs every
+    child it holds, in the order they were set, while MindSpore's construct reads ``cell_list``, which setting an
+    attribute does not update; here setting a cell attribute updates it."""
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if isinstance(value, nn.Cell) and "cell_list" in self.__dict__:
+            self.cell_list = list(self._cells.values())
+
 
 _MsmigrateBatchNorm1d.__name__ = "BatchNorm1d"
 _MsmigrateBatchNorm2d.__name__ = "BatchNorm2d"
@@ -200,3 +211,4 @@ _MsmigrateMaxPool2dBase.__name__ = "MaxPool2d"
 _MsmigrateAvgPool2dBase.__name__ = "AvgPool2d"
 _MsmigrateConv3d.__name__ = "Conv3d"
 _MsmigrateLinear.__name__ = "Linear"
+_MsmigrateSequential.__name__ = "Sequential"
