@@ -75,16 +75,12 @@ states += [off(), grads_work()]
 """
 
 
-def test_converted_switches_set_and_restore_mindspores_gradient_state():
-    """The same probe in torch (torch.is_grad_enabled) and in the conversion, where the probe is replaced by what
-    MindSpore does: ms.grad raises inside a switched-off region ("In no_grad context...") and works elsewhere."""
-    torch_ns: dict = {}
-    exec(compile(PROBE, "<torch>", "exec"), torch_ns)
-    expected = torch_ns["states"]
-    assert expected == [False, True, False, True, True, False, False, True]
-    source = PROBE.replace("def grads_work():\n    return torch.is_grad_enabled()\n", "")
+def _run_converted_probe(probe_source: str, apis: tuple[str, ...]) -> list:
+    """Convert a probe script without its torch ``grads_work`` and run it with MindSpore's: ms.grad raises inside a
+    switched-off region ("In no_grad context...") and works elsewhere. Returns its ``states``."""
+    source = probe_source.replace("def grads_work():\n    return torch.is_grad_enabled()\n", "")
     result = convert_source(source, filename="<probe>")
-    assert not result.unsupported and result.apis.get("torch.enable_grad") and result.apis.get("torch.set_grad_enabled")
+    assert not result.unsupported and all(result.apis.get(a) for a in apis), result.code
     probe = textwrap.dedent("""
         import mindspore as _ms
         import numpy as _np
@@ -103,7 +99,17 @@ def test_converted_switches_set_and_restore_mindspores_gradient_state():
     code = result.code.replace("\nstates = []", probe + "\nstates = []", 1)
     ms_ns: dict = {"__name__": "ms_probe"}  # ms.grad reads the function's module name
     exec(compile(code, "<ms>", "exec"), ms_ns)
-    assert ms_ns["states"] == expected
+    return ms_ns["states"]
+
+
+def test_converted_switches_set_and_restore_mindspores_gradient_state():
+    """The same probe in torch (torch.is_grad_enabled) and in the conversion, where the probe is replaced by what
+    MindSpore does: ms.grad raises inside a switched-off region ("In no_grad context...") and works elsewhere."""
+    torch_ns: dict = {}
+    exec(compile(PROBE, "<torch>", "exec"), torch_ns)
+    expected = torch_ns["states"]
+    assert expected == [False, True, False, True, True, False, False, True]
+    assert _run_converted_probe(PROBE, ("torch.enable_grad", "torch.set_grad_enabled")) == expected
 
 
 VALUE_PROBE = """
@@ -127,28 +133,7 @@ def test_no_grad_and_inference_mode_as_values_switch_mindspores_gradient_state()
     exec(compile(VALUE_PROBE, "<torch>", "exec"), torch_ns)
     expected = torch_ns["states"]
     assert expected == [False, True, False, True]
-    source = VALUE_PROBE.replace("def grads_work():\n    return torch.is_grad_enabled()\n", "")
-    result = convert_source(source, filename="<probe>")
-    assert not result.unsupported and result.apis.get("torch.no_grad") and result.apis.get("torch.inference_mode")
-    probe = textwrap.dedent("""
-        import mindspore as _ms
-        import numpy as _np
-
-        def _square_sum(t):
-            return (t * t).sum()
-
-        def grads_work():
-            try:
-                _ms.grad(_square_sum)(_ms.Tensor(_np.ones(2, _np.float32)))
-                return True
-            except RuntimeError as exc:
-                assert "no_grad" in str(exc), exc
-                return False
-        """)
-    code = result.code.replace("\nstates = []", probe + "\nstates = []", 1)
-    ms_ns: dict = {"__name__": "ms_probe"}  # ms.grad reads the function's module name
-    exec(compile(code, "<ms>", "exec"), ms_ns)
-    assert ms_ns["states"] == expected
+    assert _run_converted_probe(VALUE_PROBE, ("torch.no_grad", "torch.inference_mode")) == expected
 
 
 def test_inference_mode_false_as_a_value_raises_when_it_runs():
