@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
+from .. import exitcodes
+
 HELP = "list the torch APIs msmigrate converts (and those it knows it cannot), with their MindSpore targets"
 DESCRIPTION = """\
 List every API in the mapping table (migrate/mappings/*.toml): the torch name, its kind, the MindSpore target (or the
@@ -14,9 +16,11 @@ that cannot be converted the reason. Argument-level limits (values that are refu
 (regenerate with `msmigrate mappings --format md > docs/supported_apis.md`); json is machine-readable.
 --filter keeps APIs whose torch name contains the given text.
 
-exit codes: 0 listed, 1 invalid mapping table, 2 usage."""
+  msmigrate mappings --filter interpolate
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+""" + exitcodes.help_line()
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE = exitcodes.OK, exitcodes.USAGE, exitcodes.USAGE  # an invalid table: input error
 
 
 def add_arguments(p) -> None:
