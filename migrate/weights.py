@@ -1,6 +1,6 @@
 """torch state_dict <-> MindSpore checkpoint.
 
-The per-layer rename rules live in ``migrate/mappings/weights.toml`` (keyed by MindSpore cell class, each
+The per-layer rename rules live in ``mappings/weights.toml`` (keyed by MindSpore cell class, each
 naming the torch classes it replaces); this module only applies them:
 
 * with a network (a MindSpore cell, or a torch module) the mapping is exact: the module tree is
@@ -28,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-RULES_FILE = Path(__file__).resolve().parent / "mappings" / "weights.toml"
+from .mapping.table import builtin_mappings_dir
+
+RULES_FILE = builtin_mappings_dir() / "weights.toml"
 _WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "module")
 
 
@@ -87,7 +89,7 @@ class Rules:
 
 @lru_cache(maxsize=None)
 def load_rules(path: str | None = None) -> Rules:
-    """Parse and validate migrate/mappings/weights.toml."""
+    """Parse and validate mappings/weights.toml."""
     path = Path(path) if path else RULES_FILE
     with open(path, "rb") as fh:
         data = tomllib.load(fh)

@@ -1,4 +1,4 @@
-"""Rules for optimizers, checkpoints and data loading (migrate/mappings/optim.toml, migrate/mappings/training.toml)."""
+"""Rules for optimizers, checkpoints and data loading (mappings/optim.toml, mappings/training.toml)."""
 from __future__ import annotations
 
 import libcst as cst

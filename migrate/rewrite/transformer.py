@@ -573,7 +573,7 @@ class Rewriter(Parens, Transformer):
     # -- parameters by attribute -----------------------------------------------------------------------
     def _narrow(self, node: cst.If) -> None:
         """``if isinstance(m, nn.BatchNorm2d): m.weight...``: in that branch ``m`` is the MindSpore layer, whose
-        parameters have other names (``gamma`` / ``beta``, from migrate/mappings/weights.toml), and some attributes
+        parameters have other names (``gamma`` / ``beta``, from mappings/weights.toml), and some attributes
         too (``Linear.out_features`` is ``Dense.out_channels``: the entry's ``attrs``). A tuple of
         classes renames the parameters they all name alike."""
         t = node.test
