@@ -71,6 +71,13 @@ def run(args) -> int:
     except (ValueError, MappingError) as exc:
         print(f"msmigrate: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # the report files first: a reader that leaves early (`msmigrate convert ... | head`) must not cost them
+    if args.report:
+        write_atomic(Path(args.report), json.dumps(report.to_json(), indent=2) + "\n")
+    if args.html:
+        from ..html_report import render
+
+        write_atomic(Path(args.html), render(report, {r.filename: readable_pair(r) for r in report.files}))
     if args.diff:
         for result in report.files:
             if result.errors:
@@ -84,12 +91,7 @@ def run(args) -> int:
         print(CPU_NOTE)
     if args.out:
         print(f"written to {args.out}")
-    if args.report:
-        write_atomic(Path(args.report), json.dumps(report.to_json(), indent=2) + "\n")
     if args.html:
-        from ..html_report import render
-
-        write_atomic(Path(args.html), render(report, {r.filename: readable_pair(r) for r in report.files}))
         print(f"HTML report: {args.html}")
     if report.errors:
         return EXIT_INPUT

@@ -118,3 +118,15 @@ def test_outputs_have_the_users_umask(project, tmp_path):
     finally:
         os.umask(old)
     assert not [p for p in out.rglob("*.tmp")]
+
+
+def test_report_files_are_written_even_when_the_reader_leaves_early(project, tmp_path):
+    """`msmigrate convert ... | head -3`: the pipe closes after three lines; --report and --html are still written."""
+    proc = subprocess.Popen([*CLI, "convert", str(project), "-o", str(tmp_path / "out"), "--report",
+                             str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader leaves
+    proc.wait(timeout=120)
+    assert json.loads((tmp_path / "r.json").read_text())["failed_files"]
+    assert "Fix these first" in (tmp_path / "r.html").read_text()
