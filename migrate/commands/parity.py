@@ -141,7 +141,12 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     from migrate.parity.loading import LoadError, load_object, locate, namespace, split_spec
 
     if ms_spec:
-        obj = load_object(ms_spec, kwargs, side="ms", paths=paths)
+        try:
+            obj = load_object(ms_spec, kwargs, side="ms", paths=paths)
+            if not isinstance(obj, ms.nn.Cell):
+                raise UsageError(f"{ms_spec} (MindSpore side) gives a {type(obj).__name__}, not a mindspore.nn.Cell")
+        except (LoadError, UsageError) as exc:
+            raise UsageError(f"{exc}{_not_converted_hint(ms_spec)}") from None
     else:
         target, name = split_spec(torch_spec)
         root, dotted, file = locate(target, paths)
@@ -159,6 +164,26 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     if not isinstance(obj, ms.nn.Cell):
         raise UsageError(f"{ms_spec or torch_spec} (MindSpore side) gives a {type(obj).__name__}, not a mindspore.nn.Cell")
     return obj
+
+
+def _not_converted_hint(spec: str) -> str:
+    """When the MindSpore side fails to load and files beside it are `msmigrate convert`'s copies of files it could
+    not convert (their first line says so), name them: the error is likely theirs."""
+    target = spec.rpartition(":")[0] or spec
+    folder = os.path.dirname(os.path.abspath(target)) if target.endswith(".py") else None
+    if not folder or not os.path.isdir(folder):
+        return ""
+    failed = []
+    for name in sorted(os.listdir(folder))[:500]:
+        if name.endswith(".py"):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                    first = fh.readline().strip()
+            except OSError:
+                continue
+            if first.startswith("# msmigrate: not converted"):
+                failed.append(f"{os.path.join(folder, name)} ({first[2:]})")
+    return f"; note: msmigrate convert could not convert {'; '.join(failed[:3])}" if failed else ""
 
 
 def _convert_one(src, dest, quiet=False):

@@ -130,3 +130,23 @@ def test_report_files_are_written_even_when_the_reader_leaves_early(project, tmp
     proc.wait(timeout=120)
     assert json.loads((tmp_path / "r.json").read_text())["failed_files"]
     assert "Fix these first" in (tmp_path / "r.html").read_text()
+
+
+def test_parity_on_a_file_that_failed_to_convert_points_back_to_it(tmp_path):
+    """Python imports a latin-1 file that declares its coding; msmigrate reads UTF-8 only, so the file fails to
+    convert and its copy is the torch code. Parity on that copy says so instead of only "not a Cell"."""
+    pytest.importorskip("torch")
+    pytest.importorskip("mindspore")
+    src = tmp_path / "torch_src"
+    src.mkdir()
+    (src / "model.py").write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\nimport torch.nn as nn\n\n\n"
+                                   b"class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                   b"        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
+                                   b"        return self.fc(x)\n")
+    r = subprocess.run([*CLI, "convert", str(src), "-o", str(tmp_path / "ms")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "not UTF-8" in r.stdout
+    r = subprocess.run([*CLI, "parity", f"{src / 'model.py'}:Net", "--ms", f"{tmp_path / 'ms' / 'model.py'}:Net",
+                        "--input", "2,4"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "msmigrate convert could not convert" in r.stderr and "model.py" in r.stderr and "not UTF-8" in r.stderr
