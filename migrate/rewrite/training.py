@@ -43,7 +43,8 @@ _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 def applies(source: str) -> bool:
     return (".backward(" in source or "no_grad" in source or "inference_mode" in source
-            or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
+            or "manual_seed" in source or "clip_grad" in source  # a clip outside any step must be marked
+            or any(name in source for name in _HELPER_TRIGGERS))
 
 
 # what the _NoGrad walk rewrites, as the torch source spells it (torch.no_grad / inference_mode become NO_GRAD,
@@ -193,6 +194,9 @@ class TrainingPass:
         self.torchrun = any(api.endswith(".init_process_group") for api in ctx.apis)  # torchrun's env -> msrun's
         self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
         self.clip_inlined: dict[str, int] = {}
+        # optimizer -> the sources of its parameters (receivers of trainable_params() / parameters_and_names(), or
+        # the params expression itself): a clip between backward and step must clip exactly these
+        self.opt_params: dict[str, tuple] = (_optimizer_param_sources(module) if self.optimizers else {})
 
     @functools.cached_property
     def has_shuffle_dataset(self) -> bool:  # a converted DataLoader that shuffles (asked at ``ms.set_seed`` lines)
@@ -418,13 +422,12 @@ class TrainingPass:
             if c is not None:
                 continue
             clip = _clip(s)
-            if clip is not None and any(st["i_bw"] < j < st["i_step"] for st in built):
-                new.append(s.with_changes(body=[emit.statement(
-                    f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
-                self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+            owner = next((st for st in built if st["i_bw"] < j < st["i_step"]), None)
+            if clip is not None and owner is not None:
+                new += self.clip_lines(s, "grads", owner["opt"])
                 continue
-            if isinstance(s, cst.BaseCompoundStatement) and any(st["i_bw"] < j < st["i_step"] for st in built):
-                s = s.visit(_NestedClip(self))  # `if args.clip: clip_grad_norm_(...)` between backward and step
+            if isinstance(s, cst.BaseCompoundStatement) and owner is not None:
+                s = s.visit(_NestedClip(self, owner["opt"]))  # `if args.clip: clip_grad_norm_(...)` between backward and step
             step = next((st for st in built if st["i_step"] == j), None)
             if step is not None and self._scaler_step(s) is not None:
                 scaler = self._scaler_step(s)
@@ -484,6 +487,34 @@ class TrainingPass:
             out += body
             self.clip_inlined[fn.name.value] = self.clip_inlined.get(fn.name.value, 0) + 1
         return out
+
+    def clip_lines(self, stmt, buf: str, opt: str) -> list:
+        """``[norm =] clip_grad_norm_(params, max_norm)`` between backward() and ``opt``'s step: clip the gradient
+        buffer ``buf`` (``grads``, or an accumulation buffer), and compute torch's return value (the total norm
+        before clipping) when it is kept. Marked when ``params`` are not exactly the parameters ``opt`` steps: the
+        gradients value_and_grad returns are those of ``opt.parameters`` only, and torch's norm covers ``params``."""
+        params = _clip_params(stmt)
+        if not self._clips_opt_params(params, opt):
+            return [self.fail(stmt, "torch.nn.utils.clip_grad_norm_",
+                              f"clips {code(params)}, not provably the parameters {opt} steps (the gradients "
+                              f"MindSpore computes are those of {opt}.parameters): not converted")]
+        target = _clip_target(stmt)
+        lines = []
+        if target is not None:
+            lines.append(f"{target} = ops.norm(ops.stack([ops.norm(g) for g in {buf}]))\n")
+        lines.append(f"{buf} = ops.clip_by_global_norm({buf}, {_clip(stmt)})\n")
+        out = [_stmt(ln) for ln in lines]
+        out[0] = stmt.with_changes(body=[out[0].body[0]])
+        self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+        return out
+
+    def _clips_opt_params(self, params, opt: str) -> bool:
+        src = code(params)
+        expr, known = self.opt_params.get(opt, (None, set()))
+        if src in (f"{opt}.parameters", f"list({opt}.parameters)", expr):
+            return True
+        recvs = _param_receivers(params)
+        return recvs is not None and bool(recvs) and recvs == known
 
     def _grad_lines(self, step) -> list:
         """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
@@ -778,30 +809,109 @@ def _calls_of(name: str, text: str) -> int:
     return len(re.findall(rf"(?<![\w.]){name}\(", text)) - len(re.findall(rf"\bdef {name}\(", text))
 
 
-def _clip(stmt):
-    """The max_norm source of a statement ``ops.clip_by_global_norm(<params>, max_norm)``, else None."""
+def _clip_call(stmt):
+    """The call of a statement ``[name =] ops.clip_by_global_norm(<params>, max_norm)`` (the table's form of torch's
+    clip_grad_norm_), else None."""
     c = _expr_call(stmt)
-    if c is not None and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
-        return code(c.args[1].value)
+    if c is None and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+            stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 and isinstance(
+            stmt.body[0].targets[0].target, cst.Name):
+        c = stmt.body[0].value
+    if isinstance(c, cst.Call) and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
+        return c
     return None
+
+
+def _clip(stmt):
+    """The max_norm source of a statement ``[name =] ops.clip_by_global_norm(<params>, max_norm)``, else None."""
+    c = _clip_call(stmt)
+    return code(c.args[1].value) if c is not None else None
+
+
+def _clip_params(stmt):
+    return _clip_call(stmt).args[0].value
+
+
+def _clip_target(stmt) -> str | None:
+    """``norm`` of ``norm = clip_grad_norm_(...)`` (torch returns the total norm), else None."""
+    small = stmt.body[0]
+    return small.targets[0].target.value if isinstance(small, cst.Assign) else None
+
+
+_PARAM_CALLS = ("trainable_params", "get_parameters", "parameters_and_names")
+
+
+def _param_receivers(node) -> set[str] | None:
+    """The modules whose whole parameter lists ``node`` is (``m.get_parameters()``, ``list(m.trainable_params())``,
+    ``[*a.get_parameters(), *b.get_parameters()]``, ``chain(...)``), else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARAM_CALLS:
+        return {code(node.func.value)} if not node.args else None
+    if isinstance(node, cst.Call) and code(node.func) in ("list", "tuple", "itertools.chain", "chain") and node.args:
+        parts = [_param_receivers(a.value) for a in node.args if not a.keyword]
+        return set().union(*parts) if parts and None not in parts else None
+    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+        parts = [_param_receivers(e.value) if isinstance(e, cst.StarredElement) else None for e in node.elements]
+        return set().union(*parts) if None not in parts else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        a, b = _param_receivers(node.left), _param_receivers(node.right)
+        return a | b if a is not None and b is not None else None
+    return None
+
+
+def _optimizer_param_sources(module) -> dict[str, tuple]:
+    """optimizer -> what its parameters come from: the modules whose trainable_params() / parameters_and_names()
+    its params expression reads (through a name assigned in the module, for parameter groups built beforehand:
+    ``groups = [{"params": [p for n, p in model.named_parameters() if ...]}, ...]``), with the expression itself:
+    ``(expression source, {module sources})``."""
+    assigned: dict[str, list] = {}
+    ctors: list[tuple[str, cst.Call]] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n):
+            t = n.targets[0].target if len(n.targets) == 1 else None
+            key = t.value if isinstance(t, cst.Name) else _self_path(t)
+            if key is None:
+                return
+            v = n.value
+            if isinstance(v, cst.Call) and code(v.func).startswith("optim.") and "lr_scheduler" not in code(v.func):
+                ctors.append((key, v))
+            else:
+                assigned.setdefault(key, []).append(v)
+
+    module.visit(V())
+    found: dict[str, set[str]] = {}
+    for key, ctor in ctors:
+        params = next((a.value for a in ctor.args if a.keyword is None or a.keyword.value == "params"), None)
+        if params is None:
+            continue
+        sources = set()
+        todo, seen = [params], set()
+        while todo:
+            node = todo.pop()
+            for name in _names(node):
+                if name in assigned and name not in seen:
+                    seen.add(name)
+                    todo += assigned[name]
+            for attr in _PARAM_CALLS:
+                sources |= {code(c.func.value) for c in _calls(node, attr)}
+        found[key] = (code(params), sources)
+    return found
 
 
 class _NestedClip(cst.CSTTransformer):
     """Clipping calls inside a compound statement between backward() and step(): clip the gradients."""
 
-    def __init__(self, tp):
+    def __init__(self, tp, opt):
         super().__init__()
-        self.tp = tp
+        self.tp, self.opt = tp, opt
 
     def visit_FunctionDef(self, node):
         return False
 
     def leave_SimpleStatementLine(self, original, updated):
-        clip = _clip(updated)
-        if clip is None:
+        if _clip(updated) is None:
             return updated
-        self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
-        return updated.with_changes(body=[_stmt(f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]])
+        return cst.FlattenSentinel(self.tp.clip_lines(updated, "grads", self.opt))
 
 
 # -- trainer classes: a step spread over methods of one object -------------------------------------------------------
@@ -1066,10 +1176,7 @@ class _Accumulators(cst.CSTTransformer):
             if clip is not None:
                 later = next((r for t in body[k + 1:] if (r := _step_recv(t)) in self.tp.accums), None)
                 if later is not None:
-                    acc = self.tp.accums[later]
-                    out.append(s.with_changes(body=[_stmt(
-                        f"{acc} = ops.clip_by_global_norm({acc}, {clip})\n").body[0]]))
-                    self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+                    out += self.tp.clip_lines(s, self.tp.accums[later], later)
                     continue
             out.append(s)
         return out
@@ -1137,6 +1244,26 @@ class _NoGrad(Transformer):
             return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
         return updated
 
+    def clips_parameters(self, stmt) -> bool:
+        """A simple statement still holding the table's form of torch's clip_grad_norm_ (on parameters, not on a
+        gradient buffer the step rewrite made): anywhere in it, assigned, returned or passed on."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or "clip_grad_norm" not in self.tp.ctx.source:
+            return False
+        if any(ln.comment is not None and "unsupported torch.nn.utils.clip_grad_norm_" in ln.comment.value
+               for ln in stmt.leading_lines):
+            return False  # marked by the step rewrite already
+        found = []
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, n):
+                if code(n.func) == "ops.clip_by_global_norm" and n.args and not (
+                        isinstance(n.args[0].value, cst.Name)
+                        and re.fullmatch(r"(accum_)?grads(_\d+)?", n.args[0].value.value)):
+                    found.append(n)
+
+        stmt.visit(V())
+        return bool(found)
+
     def _env_name(self, node) -> bool:
         return self.tp.torchrun and isinstance(node, cst.SimpleString) and node.evaluated_value in TORCHRUN_ENV
 
@@ -1190,11 +1317,13 @@ class _NoGrad(Transformer):
             elif isinstance(s, cst.With) and any(code(i.item) == AUTOCAST for i in s.items):
                 out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
                                         "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
-            elif _clip(s) is not None:
+            elif self.clips_parameters(s):
                 if orig is not None and orig in self.tp.ctx.origins:
                     self.tp.ctx.origins[s] = self.tp.ctx.origins[orig]
                 out.append(self.tp.fail(s, "torch.nn.utils.clip_grad_norm_",
-                                        "only converted between backward() and optimizer.step() of a step"))
+                                        "only converted between backward() and optimizer.step() of a recognised "
+                                        "step (MindSpore has no .grad: outside one, ops.clip_by_global_norm would "
+                                        "clip the parameters, not their gradients)"))
             elif self.tp.has_shuffle_dataset and (c := _expr_call(s)) is not None and code(c.func) == "ms.set_seed":
                 out.append(s)
                 out.append(_stmt(f"ds.config.set_seed({code(c.args[0].value)})  # the dataset shuffles\n"))
