@@ -7,12 +7,15 @@ from ..core.cst_util import Unsupported, code, expr
 
 
 class _TrainableParams(cst.CSTTransformer):
-    """``X.get_parameters()`` (the converted ``X.parameters()``) -> ``X.trainable_params()``."""
+    """``_msmigrate_parameters(X)`` (the converted ``X.parameters()``) -> ``X.trainable_params()``."""
 
     def leave_Call(self, original, updated):
         f = updated.func
         if isinstance(f, cst.Attribute) and f.attr.value == "get_parameters" and not updated.args:
             return updated.with_changes(func=f.with_changes(attr=cst.Name("trainable_params")))
+        if (isinstance(f, cst.Name) and f.value == "_msmigrate_parameters" and len(updated.args) == 1
+                and updated.args[0].keyword is None):
+            return cst.Call(func=cst.Attribute(value=updated.args[0].value, attr=cst.Name("trainable_params")))
         return updated
 
 
@@ -201,8 +204,18 @@ def init_process_group(call) -> None:
     call.replacement = expr("init_data_parallel()")
 
 
+def requires_grad_(call) -> None:
+    """``X.requires_grad_(flag)`` recognised by name: ``setattr(X, 'requires_grad', flag)`` when X is known to be a
+    tensor (a Parameter); otherwise X may be a module (``model.encoder.requires_grad_(False)``: setting an attribute
+    of a Cell would freeze nothing), so a helper decides when it runs."""
+    if getattr(call, "receiver_is_tensor", False):
+        return
+    flag = code(call.bound["requires_grad"]) if "requires_grad" in call.bound else "True"
+    call.replacement = expr(f"_msmigrate_requires_grad_({code(call.receiver)}, {flag})")
+
+
 RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint, dataloader, autocast, grad_scaler,
-                                 distributed_data_parallel, init_process_group, all_reduce)}
+                                 distributed_data_parallel, init_process_group, all_reduce, requires_grad_)}
 
 
 # Definitions some entries' targets need in the converted file (converted code never imports msmigrate):

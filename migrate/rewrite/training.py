@@ -839,6 +839,7 @@ def _clip_target(stmt) -> str | None:
 
 
 _PARAM_CALLS = ("trainable_params", "get_parameters", "parameters_and_names")
+_PARAM_HELPERS = ("_msmigrate_parameters", "_msmigrate_named_parameters")  # torch's parameters() (templates/)
 
 
 def _param_receivers(node) -> set[str] | None:
@@ -846,6 +847,8 @@ def _param_receivers(node) -> set[str] | None:
     ``[*a.get_parameters(), *b.get_parameters()]``, ``chain(...)``), else None."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARAM_CALLS:
         return {code(node.func.value)} if not node.args else None
+    if isinstance(node, cst.Call) and code(node.func) in _PARAM_HELPERS:  # _msmigrate_parameters(model)
+        return {code(node.args[0].value)} if len(node.args) == 1 and node.args[0].keyword is None else None
     if isinstance(node, cst.Call) and code(node.func) in ("list", "tuple", "itertools.chain", "chain") and node.args:
         parts = [_param_receivers(a.value) for a in node.args if not a.keyword]
         return set().union(*parts) if parts and None not in parts else None
@@ -894,6 +897,7 @@ def _optimizer_param_sources(module) -> dict[str, tuple]:
                     todo += assigned[name]
             for attr in _PARAM_CALLS:
                 sources |= {code(c.func.value) for c in _calls(node, attr)}
+            sources |= {code(c.args[0].value) for c in _name_calls(node, _PARAM_HELPERS) if c.args}
         found[key] = (code(params), sources)
     return found
 
@@ -1132,6 +1136,18 @@ def _calls(node, attr):
     class V(cst.CSTVisitor):
         def visit_Call(self, n):
             if isinstance(n.func, cst.Attribute) and n.func.attr.value == attr:
+                found.append(n)
+
+    node.visit(V())
+    return found
+
+
+def _name_calls(node, names):
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n):
+            if isinstance(n.func, cst.Name) and n.func.value in names:
                 found.append(n)
 
     node.visit(V())

@@ -1,0 +1,147 @@
+"""torch's parameter set, order and names where a converted script observes them (issue 28, docs/training_parameters.md):
+parameters() / named_parameters() / buffers() / requires_grad_ go through helpers written into the converted file,
+so init loops, weight-decay groups chosen by name and freezing train like torch. Each test runs the torch script and
+its conversion from the same initial weights and compares per-step losses and the final weights (running statistics
+included: MindSpore holds them as Parameters, which the old conversion let init loops and optimizers touch)."""
+import subprocess
+import sys
+
+import numpy as np
+
+from tests.training.trainrun import run_both
+
+rng = np.random.default_rng(7)
+DATA = {"X": rng.standard_normal((32, 6)).astype(np.float32),
+        "Y": rng.standard_normal((32, 2)).astype(np.float32)}
+
+NET = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.bn = nn.BatchNorm1d(16)
+        self.fc2 = nn.Linear(16, 16)
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.head(torch.tanh(self.norm(self.fc2(torch.relu(self.bn(self.fc1(x)))))))
+
+
+model = Net()
+criterion = nn.MSELoss()
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(Y[i:i + 8])) for i in range(0, 32, 8)]
+losses = []
+"""
+
+LOOP = """
+for x, y in batches * 2:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+"""
+
+
+def test_init_loops_over_parameters_and_names():
+    """A constant init of the 1-D parameters would overwrite MindSpore's moving_mean / moving_variance; an init
+    chosen by name would miss gamma / beta; the parameter count would include the running statistics."""
+    src = NET + """
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+# @run
+for p in model.parameters():
+    if p.dim() == 1:
+        nn.init.constant_(p, 0.05)
+for name, p in model.named_parameters():
+    if name.endswith("norm.weight") or name == "bn.weight":
+        nn.init.constant_(p, 1.5)
+losses.append(float(sum(p.numel() for p in model.parameters())))
+losses += [float(b.sum()) for b in model.buffers() if b.dim() == 1]  # num_batches_tracked is 0-d
+losses += [float(p.sum()) for p in model.parameters() if p.dim() == 1]
+""" + LOOP + """
+names = [n for n, _ in model.named_parameters()]
+"""
+    result, tns, mns = run_both(src, DATA)
+    assert "_msmigrate_named_parameters(model)" in result.code and "get_parameters()" not in result.code
+    assert tns["losses"][1:3] == [0.0, 16.0]  # the running statistics were not overwritten by the init loop
+    _same_names(tns, mns)
+
+
+def _same_names(tns, mns):
+    assert mns["names"] == tns["names"] == ["fc1.weight", "fc1.bias", "bn.weight", "bn.bias", "fc2.weight",
+                                            "fc2.bias", "norm.weight", "norm.bias", "head.weight", "head.bias"]
+
+
+def test_weight_decay_groups_chosen_by_name():
+    """no_decay by name: MindSpore's gamma / beta would get weight decay and its moving statistics would join the
+    optimizer (its weight decay would shrink them; SGD: Adam would turn the float noise of the gradient of the bias before BatchNorm, zero in exact arithmetic, into whole steps)."""
+    src = NET + """
+no_decay = ["bias", "norm.weight", "bn.weight"]
+groups = [{"params": [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)],
+           "weight_decay": 0.5},
+          {"params": [p for n, p in model.named_parameters() if any(nd in n for nd in no_decay)],
+           "weight_decay": 0.0}]
+optimizer = torch.optim.SGD(groups, lr=0.1, momentum=0.9)
+losses.append(float(len(groups[0]["params"]) * 100 + len(groups[1]["params"])))
+# @run
+""" + LOOP + """
+names = [n for n, _ in model.named_parameters()]
+"""
+    result, tns, mns = run_both(src, DATA)
+    _same_names(tns, mns)
+    assert tns["losses"][0] == 307.0  # 3 weights decayed, 7 tensors not
+
+
+def test_freezing_submodules_and_parameters_by_name():
+    """requires_grad_(False) on a sub-module freezes its parameters (setting an attribute of a Cell would freeze
+    nothing); a loop by name freezes fc1; unfreezing the whole model again must not make MindSpore's running
+    statistics trainable."""
+    src = NET + """
+model.requires_grad_(True)
+model.norm.requires_grad_(False)
+for name, p in model.named_parameters():
+    if name.startswith("fc1."):
+        p.requires_grad = False
+optimizer = torch.optim.SGD(filter(lambda p: p.requires_grad, model.parameters()), lr=0.1, momentum=0.9,
+                            weight_decay=0.01)
+losses.append(float(sum(p.numel() for p in model.parameters() if p.requires_grad)))
+# @run
+""" + LOOP + """
+names = [n for n, _ in model.named_parameters()]
+"""
+    result, tns, mns = run_both(src, DATA)
+    _same_names(tns, mns)
+    assert tns["losses"][0] == 16 * 2 + 16 * 16 + 16 + 2 * 16 + 2
+
+
+def test_checkpoint_of_the_converted_script_loads_in_torch(tmp_path):
+    """The converted script's ms.save_checkpoint file -> `msmigrate weights --reverse` -> torch's load_state_dict
+    (strict): the torch model then computes what the trained MindSpore model computes."""
+    import mindspore as ms
+    import torch
+
+    ckpt = tmp_path / "net.ckpt"
+    src = NET + """
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+# @run
+""" + LOOP + f"""
+torch.save(model.state_dict(), {str(ckpt)!r})
+names = [n for n, _ in model.named_parameters()]
+"""
+    result, tns, mns = run_both(src, DATA)
+    pth = tmp_path / "net.pth"
+    r = subprocess.run([sys.executable, "-m", "migrate.cli", "weights", str(ckpt), "-o", str(pth), "--reverse",
+                        "--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    fresh = tns["Net"]()
+    fresh.load_state_dict(torch.load(pth, weights_only=True), strict=True)
+    fresh.eval()
+    mns["model"].set_train(False)
+    x = DATA["X"][:8]
+    np.testing.assert_allclose(fresh(torch.from_numpy(x)).detach().numpy(),
+                               mns["model"](ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
