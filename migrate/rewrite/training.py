@@ -38,6 +38,18 @@ NO_GRAD = "ms._no_grad()"
 # torchrun's environment variables, read through launcher_env (a helper: msrun's names, measured under msrun 2.10)
 TORCHRUN_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE")
 AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
+
+
+def _autocast(item) -> str | None:
+    """The condition of the table's autocast region ``ms.amp.autocast_O1(enabled=amp)`` ("True" when it has
+    none), else None."""
+    if not (isinstance(item, cst.Call) and code(item.func) == "ms.amp.autocast_O1"):
+        return None
+    if not item.args:
+        return "True"
+    if len(item.args) == 1 and item.args[0].keyword is not None and item.args[0].keyword.value == "enabled":
+        return code(item.args[0].value)
+    return None
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 
@@ -466,8 +478,11 @@ class TrainingPass:
         if len(built) > 1:
             self.ok("torch.Tensor.backward (several optimizers)")
         if amp_models:
-            built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
-                                     for m in sorted(amp_models)]
+            built[0]["defs"][0:0] = [_stmt(
+                f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n' if cond == "True"
+                else f'if {cond}:  # the float16 autocast region, when enabled\n'
+                     f'    {m} = ms.amp.auto_mixed_precision({m}, "O1")\n')
+                for m, cond in sorted(amp_models.items())]
         return self._place(new, built, steps_out, top)
 
     def _inline_clip_helpers(self, stmts):
@@ -556,18 +571,22 @@ class TrainingPass:
         """``with torch.autocast(..., dtype=float16):`` around the loss (the table's ``ms.amp.autocast_O1()``):
         the body stays, the networks it calls (models of a known optimizer) get ``amp.auto_mixed_precision(net,
         "O1")`` once before the step: MindSpore casts per network, not per region. (None, None) after a marker."""
-        out, models = [], set()
+        out, models = [], {}  # network -> the condition of its region ("True", or enabled=amp's source)
         known = set().union(*self.optimizers.values()) if self.optimizers else set()
         for st in stmts:
-            if (isinstance(st, cst.With) and len(st.items) == 1 and code(st.items[0].item) == AUTOCAST
+            if (isinstance(st, cst.With) and len(st.items) == 1 and _autocast(st.items[0].item) is not None
                     and isinstance(st.body, cst.IndentedBlock)):
+                cond = _autocast(st.items[0].item)
                 body_src = code(st.body)
                 called = {m for m in known if f"{m}(" in body_src}
                 if not called:
                     return [self.fail(t, "torch.autocast", "the network called in the autocast region is not the "
                                       "model of a known optimizer: not converted") if t is st else t
                             for t in stmts], None
-                models |= called
+                if any(models.get(m, cond) != cond for m in called):
+                    return [self.fail(t, "torch.autocast", "regions enabled by different conditions: not "
+                                      "converted") if t is st else t for t in stmts], None
+                models.update(dict.fromkeys(called, cond))
                 inner = list(st.body.body)
                 inner[0] = inner[0].with_changes(leading_lines=[*st.leading_lines, *inner[0].leading_lines])
                 out += inner
@@ -1056,8 +1075,9 @@ def _scaler_names(module):
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, n):
-            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(n.value, cst.Call)
-                    and code(n.value.func) == "ms.amp.DynamicLossScaler"):
+            v = n.value.body if isinstance(n.value, cst.IfExp) else n.value  # GradScaler(enabled=amp)
+            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(v, cst.Call)
+                    and code(v.func) == "ms.amp.DynamicLossScaler"):
                 found.append(n.targets[0].target)
 
     module.visit(V())
@@ -1330,7 +1350,7 @@ class _NoGrad(Transformer):
                     inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
                 out += inner
                 self.tp.ok("torch.no_grad (context dropped)")
-            elif isinstance(s, cst.With) and any(code(i.item) == AUTOCAST for i in s.items):
+            elif isinstance(s, cst.With) and any(_autocast(i.item) is not None for i in s.items):
                 out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
                                         "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
             elif self.clips_parameters(s):

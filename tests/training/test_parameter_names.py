@@ -145,3 +145,43 @@ names = [n for n, _ in model.named_parameters()]
     x = DATA["X"][:8]
     np.testing.assert_allclose(fresh(torch.from_numpy(x)).detach().numpy(),
                                mns["model"](ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_the_helper_renames_like_msmigrate_weights():
+    """The helper's table is the weights map (migrate/mappings/weights.toml): same cells, same names; its buffers are
+    the running statistics. Checked on a network holding each kind of layer, against mindspore_to_torch."""
+    import mindspore as ms
+
+    from migrate import helpers
+    from migrate.weights import load_rules, mindspore_to_torch
+
+    ns = {"nn": ms.nn, "ms": ms}
+    for name in ("torch_names", "torch_parameters", "torch_buffers"):
+        exec(helpers.registry()[name].source, ns)
+    rules = ns["_msmigrate_pt_name_rules"]()
+    for cell, rule in load_rules().by_cell.items():
+        if rule.params:
+            assert {m: t for m, t, _ in rules[cell]} == rule.ms_to_torch, cell
+            assert {t for _, t, b in rules[cell] if b} == {t for t in rule.params if t.startswith("running_")}, cell
+    src = """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.PReLU(), nn.GroupNorm(2, 4), nn.Flatten(),
+                      nn.Linear(16, 8), nn.LayerNorm(8), nn.BatchNorm1d(8))
+emb = nn.Embedding(10, 4)
+enc = nn.TransformerEncoderLayer(8, 2, 16)
+"""
+    from tests.training.trainrun import convert
+
+    tns, mns = {}, {}
+    exec(src, tns)
+    exec(convert(src).code, mns)
+    for key in ("model", "emb", "enc"):
+        t, m = tns[key], mns[key]
+        named = list(ns["_msmigrate_named_parameters"](m))
+        assert [n for n, _ in named] == [n for n, _ in t.named_parameters()], key
+        assert [n for n, _ in ns["_msmigrate_named_buffers"](m)] == [
+            n for n, _ in t.named_buffers() if not n.endswith("num_batches_tracked")], key
+        by_weights = mindspore_to_torch(m, t)  # the same tensors under the same names
+        for n, p in named:
+            np.testing.assert_array_equal(p.asnumpy().reshape(tuple(by_weights[n].shape)), by_weights[n].numpy())
