@@ -56,3 +56,13 @@ def test_amp_enabled_float16(flag):
     src = src.replace("DTYPE", "torch.float16")
     result, tns, mns = run_both(src, DATA, rtol=5e-4, weight_atol=1e-4)
     assert tns["scaler"].get_scale() == float(mns["scaler"].scale_value.asnumpy()) == 4096.0
+
+
+def test_optimizer_foreach_true_is_a_speed_option():
+    """``RMSprop(..., foreach=True)`` (yakhyo/crack-segmentation): torch's multi-tensor implementation of the same
+    update; dropped like foreach=False."""
+    src = SCRIPT.replace("AMP", "False").replace("dtype=DTYPE, ", "").replace(
+        "torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)",
+        "torch.optim.RMSprop(model.parameters(), lr=0.01, weight_decay=1e-4, momentum=0.9, foreach=True)")
+    result, _, _ = run_both(src, DATA)
+    assert "foreach" not in result.code
