@@ -205,6 +205,8 @@ class TrainingPass:
         self.data_parallel = any(api.endswith(".DistributedDataParallel") for api in ctx.apis)
         self.torchrun = any(api.endswith(".init_process_group") for api in ctx.apis)  # torchrun's env -> msrun's
         self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
+        self.zero_helpers = _zero_helpers(module) if "zero_grad" in ctx.source else {}
+        self.kept_zero: set[str] = set()  # zero_grad() of another optimizer than a step's, kept in its block
         self.clip_inlined: dict[str, int] = {}
         # optimizer -> the sources of its parameters (receivers of trainable_params() / parameters_and_names(), or
         # the params expression itself): a clip between backward and step must clip exactly these
@@ -269,13 +271,17 @@ class TrainingPass:
         """Rewrite the steps in one scope (module or function body); insert their definitions before the
         top-level statement (loop) that contains each."""
         saved, self.accums = self.accums, {}
+        saved_zero, self.kept_zero = self.kept_zero, set()
         try:
             out = self._scope_body(stmts)
             if self.accums:
                 out = list(cst.Module(body=out).visit(_Accumulators(self)).body)
+            drop = {r for r in self.kept_zero if not any(self._zeroes(r, o) for o in self.accums)}
+            if drop:  # a converted optimizer keeps no .grad: zeroing it is nothing to do
+                out = list(cst.Module(body=out).visit(_DropZeroGrad(drop)).body)
             return out
         finally:
-            self.accums = saved
+            self.accums, self.kept_zero = saved, saved_zero
 
     def _scope_body(self, stmts: list) -> list:
         out = []
@@ -347,6 +353,7 @@ class TrainingPass:
         if not bws:
             return stmts
         stmts = self._inline_clip_helpers(stmts)
+        stmts = self._inline_zero_helpers(stmts)
         stmts, amp_models = self._unwrap_autocast(stmts)
         if amp_models is None:
             return stmts
@@ -409,7 +416,8 @@ class TrainingPass:
                     return stmts
         for s in stmts:
             c = _expr_call(s, "zero_grad")
-            if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts):
+            if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts) and not self._known_zero(
+                    code(c.func.value)):
                 return [self.fail(s, "torch.Tensor.backward", "zero_grad() of something that is not the "
                                   "stepped optimizer or its model: not converted") if t is s else t for t in stmts]
         built, owned, prev_step = [], {}, -1
@@ -432,6 +440,11 @@ class TrainingPass:
                 continue
             c = _expr_call(s, "zero_grad")
             if c is not None:
+                if not any(self._zeroes(code(c.func.value), o) for o in opts):
+                    # another optimizer's (stargan's reset_grad zeroes G's and D's before each step): kept for the
+                    # gradient buffer it may reset; scope_body drops it otherwise
+                    self.kept_zero.add(code(c.func.value))
+                    new.append(s)
                 continue
             clip = _clip(s)
             owner = next((st for st in built if st["i_bw"] < j < st["i_step"]), None)
@@ -531,6 +544,31 @@ class TrainingPass:
         recvs = _param_receivers(params)
         return recvs is not None and bool(recvs) and recvs == known
 
+    def _inline_zero_helpers(self, stmts):
+        """``self.reset_grad()`` (stargan) / ``zero_all()``: a method or function whose body only zeroes gradients
+        (``self.g_optimizer.zero_grad(); self.d_optimizer.zero_grad()``) is replaced by those calls, so the step
+        rewrite sees which optimizers are zeroed (otherwise each backward would look like gradient accumulation)."""
+        if not self.zero_helpers:
+            return stmts
+        out = []
+        for st in stmts:
+            c = _expr_call(st)
+            fn = self.zero_helpers.get(code(c.func)) if c is not None else None
+            if fn is None:
+                out.append(st)
+                continue
+            body = (_substitute_call(fn, c) if isinstance(c.func, cst.Name)
+                    else [b.with_changes(leading_lines=[]) for b in fn.body.body if _expr_call(b) is not None]
+                    if not c.args else None)
+            if not body:
+                out.append(st)
+                continue
+            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+            for b in body:  # markers on them point at the call
+                self.ctx.origins[b] = self.ctx.origins.get(st, st)
+            out += body
+        return out
+
     def _grad_lines(self, step) -> list:
         """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
         PyTorch's DDP all-reduces them during backward(), before clipping or the step read them."""
@@ -594,6 +632,10 @@ class TrainingPass:
                 continue
             out.append(st)
         return out, models
+
+    def _known_zero(self, recv: str) -> bool:
+        """``recv.zero_grad()`` zeroes a known optimizer's gradients (the optimizer, or a model it optimises)."""
+        return any(self._zeroes(recv, o) for o in self.optimizers)
 
     def _zeroes(self, recv: str, opt: str) -> bool:
         """``recv.zero_grad()`` clears the gradients ``opt`` steps with (the optimizer, or a model it optimises)."""
@@ -722,6 +764,10 @@ class TrainingPass:
                 s = s.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(c.func.value)], value=c.args[0].value)])
             slice_stmts.append(s)
             local |= _assigned(s)
+        rebound = _read_before_bound(slice_stmts, set(bound_before))
+        if rebound:
+            return (f"the forward function would rebind {', '.join(sorted(rebound))}, read before it is bound there "
+                    "(a name of the enclosing scope: Python makes it local to the function): not converted")
         params, assigned_so_far = [], set()
         for s in slice_stmts:
             for n in _reads(s):
@@ -772,6 +818,34 @@ class TrainingPass:
             return []  # the script sets the mode itself (model.train() / model.eval())
         return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
                 if f"{m}.set_train(" not in text]
+
+
+def _zero_helpers(module) -> dict:
+    """Functions of the module (``name``) and methods of its classes taking only self (``self.name``) whose body,
+    after a docstring, is only ``X.zero_grad()`` calls."""
+    def only_zero(fn) -> bool:
+        if fn.decorators or not isinstance(fn.body, cst.IndentedBlock):
+            return False
+        body = [b for b in fn.body.body if not (isinstance(b, cst.SimpleStatementLine) and isinstance(
+            b.body[0], cst.Expr) and isinstance(b.body[0].value, cst.SimpleString))]
+        return bool(body) and all(_expr_call(b, "zero_grad") is not None for b in body)
+
+    found = {}
+    for st in module.body:
+        if isinstance(st, cst.FunctionDef) and only_zero(st) and _is_clip_helper_params(st):
+            found[st.name.value] = st
+        elif isinstance(st, cst.ClassDef) and isinstance(st.body, cst.IndentedBlock):
+            for m in st.body.body:
+                if (isinstance(m, cst.FunctionDef) and only_zero(m) and len(m.params.params) == 1
+                        and m.params.params[0].name.value == "self" and _is_clip_helper_params(m)):
+                    found[f"self.{m.name.value}"] = m
+    return found
+
+
+def _is_clip_helper_params(st) -> bool:
+    p = st.params
+    return not ((p.star_arg is not cst.MaybeSentinel.DEFAULT and p.star_arg is not None) or p.star_kwarg
+                or p.kwonly_params or p.posonly_params)
 
 
 def _is_clip_helper(st) -> bool:
@@ -1060,6 +1134,45 @@ def _inline_call(fn: cst.FunctionDef, call: cst.Call, target, caller_names):
     return out
 
 
+def _read_before_bound(stmts, known: set) -> set[str]:
+    """Names the statements read before binding them and bind later (in order, into compound statements' blocks),
+    other than ``known`` ones (passed in): as a function's body, they would be unbound locals."""
+    bound_later = set().union(*(_assigned(s) for s in stmts)) if stmts else set()
+    seen, found = set(known), set()
+
+    def reads(nodes):
+        for n in _ordered_names([x for x in nodes if x is not None]):
+            if n in bound_later and n not in seen and "." not in n:
+                found.add(n)
+
+    def walk(block):
+        for st in block:
+            if isinstance(st, cst.SimpleStatementLine):
+                reads([st] if not (len(st.body) == 1 and isinstance(st.body[0], cst.Assign))
+                      else [st.body[0].value])
+                seen.update(_assigned(st))
+            elif isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+                seen.update(_assigned(st))
+            else:
+                reads([getattr(st, "test", None), getattr(st, "iter", None)]
+                      + [i.item for i in getattr(st, "items", ())])
+                if isinstance(st, cst.For):
+                    seen.update(_target_names(st.target))
+                for part in (st.body, getattr(st, "orelse", None), *getattr(st, "handlers", ()),
+                             getattr(st, "finalbody", None)):
+                    inner = getattr(part, "body", None)
+                    if isinstance(inner, cst.IndentedBlock):
+                        inner = inner.body
+                    if isinstance(part, cst.If):  # elif
+                        walk([part])
+                    elif inner is not None:
+                        walk(list(inner))
+                seen.update(_assigned(st))
+
+    walk(list(stmts))
+    return found
+
+
 def _reads(stmt) -> list[str]:
     """The names ``stmt`` reads, in order (a plain assignment's targets are not read)."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
@@ -1216,6 +1329,31 @@ class _Accumulators(cst.CSTTransformer):
                     continue
             out.append(s)
         return out
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+
+class _DropZeroGrad(cst.CSTTransformer):
+    """Remove ``X.zero_grad()`` statements of the given receivers (not in nested functions or classes)."""
+
+    def __init__(self, recvs):
+        super().__init__()
+        self.recvs = recvs
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def visit_ClassDef(self, node):
+        return False
+
+    def _flatten(self, body):
+        out = [s for s in body if not ((c := _expr_call(s, "zero_grad")) is not None and code(c.func.value)
+                                       in self.recvs)]
+        return out or [cst.SimpleStatementLine([cst.Pass()])]
 
     def leave_IndentedBlock(self, original, updated):
         return updated.with_changes(body=self._flatten(updated.body))
