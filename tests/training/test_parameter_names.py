@@ -161,6 +161,7 @@ def test_the_helper_renames_like_msmigrate_weights():
     rules = ns["_msmigrate_pt_name_rules"]()
     for cell, rule in load_rules().by_cell.items():
         if rule.params:
+            cell = cell[len("_Msmigrate"):] if cell.startswith("_Msmigrate") else cell
             assert {m: t for m, t, _ in rules[cell]} == rule.ms_to_torch, cell
             assert {t for _, t, b in rules[cell] if b} == {t for t in rule.params if t.startswith("running_")}, cell
     src = """
@@ -185,3 +186,12 @@ enc = nn.TransformerEncoderLayer(8, 2, 16)
         by_weights = mindspore_to_torch(m, t)  # the same tensors under the same names
         for n, p in named:
             np.testing.assert_array_equal(p.asnumpy().reshape(tuple(by_weights[n].shape)), by_weights[n].numpy())
+
+
+def test_requires_grad_of_an_expression_returns_the_tensor():
+    """``x_hat = (alpha * a + (1 - alpha) * b).requires_grad_(True)`` (stargan's gradient penalty input): torch returns
+    the tensor; the former ``setattr(...)`` form returned None."""
+    from tests.harness import Case, rng_array, run_case
+
+    run_case(Case("Parameter.requires_grad_", "import torch\n# @run\nx_hat = (0.5 * a + 0.5 * b).requires_grad_(True)\n"
+                  "out = x_hat * 2\n", inputs={"a": rng_array(2, 3), "b": rng_array(2, 3, seed=1)}))

@@ -6,7 +6,7 @@ def _msmigrate_pt_name_rules():
     norm = (("gamma", "weight", False), ("beta", "bias", False))
     linears = tuple((f"dense{i}.{n}", f"linear{i}.{n}", False) for i in (1, 2) for n in ("weight", "bias"))
     rules = {name: bn for name in ("BatchNorm1d", "BatchNorm2d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
-                                   "InstanceNorm3d", "_MsmigrateInstanceNorm")}
+                                   "InstanceNorm3d", "InstanceNorm")}  # InstanceNorm: msmigrate's own cell
     rules.update(BatchNorm3d=tuple((f"bn2d.{m}", t, b) for m, t, b in bn), LayerNorm=norm, GroupNorm=norm,
                  Embedding=(("embedding_table", "weight", False),), PReLU=(("w", "weight", False),),
                  TransformerEncoderLayer=linears, TransformerDecoderLayer=linears)
@@ -22,7 +22,9 @@ def _msmigrate_pt_tensors(cell, recurse=True):
     cells = list(cell.cells_and_names())
     renamed = {}
     for path, sub in cells:  # outer cells first: BatchNorm3d names its inner bn2d's Parameters
-        for ms_name, pt_name, buffer in rules.get(type(sub).__name__, ()):
+        kind = type(sub).__name__
+        kind = kind[len("_Msmigrate"):] if kind.startswith("_Msmigrate") else kind  # the file's own helper cells
+        for ms_name, pt_name, buffer in rules.get(kind, ()):
             own = dict(sub.parameters_and_names())
             if ms_name in own:
                 renamed.setdefault(id(own[ms_name]), (f"{path}.{pt_name}" if path else pt_name, buffer))
