@@ -91,3 +91,25 @@ for x in [torch.randn(2, 4)]:
     torch.nn.utils.clip_grad_norm_(list(encoder.parameters()) + list(head.parameters()), 1.0)
     optimizer.step()
 """, "torch.nn.utils.clip_grad_norm_", "not provably the parameters optimizer steps")
+
+
+def test_clip_with_an_optimizer_built_elsewhere():
+    """train_one_epoch(model, optimizer, ...) (torchvision references, timm): the optimizer is a parameter; a clip
+    of the whole model's parameters is taken to be the optimizer's, as the caller builds it."""
+    src = SETUP + """
+def train_one_epoch(net, opt, max_norm):
+    for x, y in batches:
+        opt.zero_grad()
+        loss = criterion(net(x), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm)
+        opt.step()
+        losses.append(loss.item())
+
+
+# @run
+for epoch in range(2):
+    train_one_epoch(model, optimizer, 0.5)
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "grads = ops.clip_by_global_norm(grads, max_norm)" in result.code
