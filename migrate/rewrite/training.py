@@ -207,6 +207,7 @@ class TrainingPass:
         self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
         self.zero_helpers = _zero_helpers(module) if "zero_grad" in ctx.source else {}
         self.kept_zero: set[str] = set()  # zero_grad() of another optimizer than a step's, kept in its block
+        self.scaler_branches = ".scale(" in ctx.source and "else" in ctx.source
         self.clip_inlined: dict[str, int] = {}
         # optimizer -> the sources of its parameters (receivers of trainable_params() / parameters_and_names(), or
         # the params expression itself): a clip between backward and step must clip exactly these
@@ -332,8 +333,9 @@ class TrainingPass:
                 new = new.with_changes(**{field: self.compound(part, steps, targets)})
                 continue
             if isinstance(part, cst.IndentedBlock):
+                body = self._merge_scaler_branches(list(part.body)) if self.scaler_branches else part.body
                 inner = [self.compound(s, steps, targets) if isinstance(s, cst.BaseCompoundStatement)
-                         and not isinstance(s, _SCOPES) else s for s in part.body]
+                         and not isinstance(s, _SCOPES) else s for s in body]
                 inner = self.block(inner, steps, targets)
                 new = new.with_changes(**{field: part.with_changes(body=inner)})
         return new
@@ -573,6 +575,33 @@ class TrainingPass:
             out += body
         return out
 
+    def _merge_scaler_branches(self, stmts):
+        """``if scaler is not None: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+        else: loss.backward(); opt.step()`` (torchvision's reference scripts, CrackSegFormer): the plain branch is
+        the scaled one with a scaler that does nothing, so the two become one step with
+        ``step_scaler = scaler if <cond> else ms.amp.StaticLossScaler(1.0)`` (scaling by 1.0 is exact). Only when
+        the branches are the same statements apart from the scaler's."""
+        out, head = [], []
+        for k, st in enumerate(stmts):
+            m = _scaler_if(st)
+            if m is None:
+                out.append(st)
+                continue
+            scaler, cond, scaled = m
+            if any((_names(st.test) | {scaler}) & _assigned(t) for t in stmts[:k]):
+                out.append(st)  # the condition is not known at the top of the block
+                continue
+            name = "step_scaler"
+            self.scalers.add(name)
+            # at the top of the block: the forward function (the loss, computed before the if) takes it in
+            head.append(_stmt(f"{name} = {scaler} if {cond} else ms.amp.StaticLossScaler(1.0)  "
+                              "# the scaled and the plain step in one\n"))
+            scaled = [b.visit(_Rename(scaler, name)) for b in scaled]
+            scaled[0] = scaled[0].with_changes(leading_lines=[*st.leading_lines, *scaled[0].leading_lines])
+            out += scaled
+            self.ok("torch.amp.GradScaler (optional: scaled or plain step)")
+        return head + out
+
     def _grad_lines(self, step) -> list:
         """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
         PyTorch's DDP all-reduces them during backward(), before clipping or the step read them."""
@@ -620,7 +649,7 @@ class TrainingPass:
                     and isinstance(st.body, cst.IndentedBlock)):
                 cond = _autocast(st.items[0].item)
                 body_src = code(st.body)
-                called = {m for m in known if f"{m}(" in body_src}
+                called = {m for m in known if f"{m}(" in body_src} or self._called_network(st.body)
                 if not called:
                     return [self.fail(t, "torch.autocast", "the network called in the autocast region is not the "
                                       "model of a known optimizer: not converted") if t is st else t
@@ -636,6 +665,32 @@ class TrainingPass:
                 continue
             out.append(st)
         return out, models
+
+    def _called_network(self, body) -> set[str]:
+        """The network an autocast region calls when no known optimizer's model is called (``model`` passed to
+        ``train_one_epoch(model, optimizer, ...)``): the one plain name called there that the module does not define
+        or import (a loss function of the file, ``F.x`` and builtins are not networks); else none."""
+        import builtins
+
+        module_names = set()
+        for st in self.module.body:
+            if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+                module_names.add(st.name.value)
+            elif isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                        module_names |= {(a.asname.name.value if a.asname else code(a.name).split(".")[0])
+                                         for a in small.names}
+        found = set()
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, n):
+                if isinstance(n.func, cst.Name) and n.func.value not in module_names and not hasattr(
+                        builtins, n.func.value):
+                    found.add(n.func.value)
+
+        body.visit(V())
+        return found if len(found) == 1 else set()
 
     def _known_zero(self, recv: str) -> bool:
         """``recv.zero_grad()`` zeroes a known optimizer's gradients (the optimizer, or a model it optimises)."""
@@ -699,6 +754,8 @@ class TrainingPass:
         recvs = [_expr_call(stmts[i], "backward").func.value for i in group]
         needed = set().union(*(_names(r) for r in recvs))
         skip = set(bws) | {j for j, s in enumerate(stmts) if _expr_call(s, "zero_grad") is not None}
+        # the scaler of the step (step_scaler = scaler if ... else StaticLossScaler(1.0)) is passed in, not recomputed
+        skip |= {j for j, s in enumerate(stmts) if self.scalers and _assigned(s) and _assigned(s) <= self.scalers}
         dep: list[int] = []
         for j in range(group[-1] - 1, -1, -1):
             if j in skip:
@@ -822,6 +879,59 @@ class TrainingPass:
             return []  # the script sets the mode itself (model.train() / model.eval())
         return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
                 if f"{m}.set_train(" not in text]
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, old, new):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.new) if updated.value == self.old else updated
+
+    def leave_Attribute(self, original, updated):  # x.attr: only the root is a variable
+        return updated.with_changes(attr=original.attr)
+
+
+def _scaler_if(st):
+    """(scaler name, condition under which it scales, the scaled branch's statements) of an if / else whose one
+    branch is a GradScaler step and the other the same step without it; else None."""
+    if not (isinstance(st, cst.If) and isinstance(st.orelse, cst.Else) and isinstance(st.body, cst.IndentedBlock)
+            and isinstance(st.orelse.body, cst.IndentedBlock)):
+        return None
+    branches = [list(st.body.body), list(st.orelse.body.body)]
+    for k in (0, 1):
+        scaled, plain = branches[k], branches[1 - k]
+        scaler = None
+        for b in scaled:
+            c = _expr_call(b, "backward")
+            if c is not None and isinstance(c.func.value, cst.Call) and isinstance(c.func.value.func, cst.Attribute) \
+                    and c.func.value.func.attr.value == "scale" and isinstance(c.func.value.func.value, cst.Name):
+                scaler = c.func.value.func.value.value
+        if scaler is None:
+            continue
+        norm = []
+        for b in scaled:
+            c = _expr_call(b)
+            f = c.func if c is not None else None
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == scaler:
+                if f.attr.value == "step" and len(c.args) == 1:
+                    norm.append(f"{code(c.args[0].value)}.step()")
+                elif f.attr.value not in ("unscale_", "update"):
+                    return None
+                continue
+            if (isinstance(f, cst.Attribute) and f.attr.value == "backward" and isinstance(f.value, cst.Call)
+                    and code(f.value.func) == f"{scaler}.scale" and len(f.value.args) == 1 and not c.args):
+                norm.append(f"{code(f.value.args[0].value)}.backward()")
+                continue
+            if scaler in _names(b):
+                return None
+            norm.append(code(b.with_changes(leading_lines=[])).strip())
+        if norm != [code(b.with_changes(leading_lines=[])).strip() for b in plain]:
+            return None
+        cond = code(st.test)
+        return scaler, (cond if k == 0 else f"not ({cond})"), scaled
+    return None
 
 
 def _zero_helpers(module) -> dict:

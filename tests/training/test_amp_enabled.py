@@ -66,3 +66,75 @@ def test_optimizer_foreach_true_is_a_speed_option():
         "torch.optim.RMSprop(model.parameters(), lr=0.01, weight_decay=1e-4, momentum=0.9, foreach=True)")
     result, _, _ = run_both(src, DATA)
     assert "foreach" not in result.code
+
+
+OPTIONAL = """
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=3) if AMP else None
+batches = [(torch.from_numpy(X[i:i + 8]), torch.from_numpy(Y[i:i + 8])) for i in range(0, 32, 8)]
+losses = []
+# @run
+for x, y in batches * 2:
+    with torch.autocast("cpu", dtype=torch.float16, enabled=scaler is not None):
+        output = model(x)
+        loss = criterion(output, y)
+    optimizer.zero_grad()
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+    losses.append(loss.item())
+"""
+
+
+@pytest.mark.parametrize("amp", [False, True])
+def test_optional_scaler_with_a_plain_branch(amp):
+    """torchvision's reference scripts (and CrackSegFormer): ``scaler = GradScaler() if amp else None`` and the step
+    written twice, ``if scaler is not None: scaled ... else: plain``: one step whose scaler is StaticLossScaler(1.0)
+    when there is none (disabled: torch's plain step; enabled: float16 rounding and the same final scale)."""
+    src = OPTIONAL.replace("AMP", str(amp))
+    # enabled: float16 gradients without a clip drift the weights by float16 rounding (measured 3e-4 after 8 steps)
+    result, tns, mns = run_both(src, DATA, **({"rtol": 5e-4, "weight_atol": 1e-3} if amp else {"rtol": 1e-5}))
+    assert "if scaler is not None else ms.amp.StaticLossScaler(1.0)" in result.code
+    assert "loss.backward" not in result.code and "scaler.step" not in result.code
+    if amp:
+        assert tns["scaler"].get_scale() == float(mns["scaler"].scale_value.asnumpy()) == 4096.0
+
+
+def test_optional_scaler_in_a_function_given_the_model_and_optimizer():
+    """CrackSegFormer's train_one_epoch(model, optimizer, ..., scaler=None): the optimizer and the network are the
+    function's parameters; the network cast under ``if scaler is not None`` is the one name called in the autocast
+    region that the module does not define (criterion is the file's function)."""
+    src = OPTIONAL.replace("AMP", "True").replace("criterion = nn.MSELoss()\n", """
+
+def criterion(output, target):
+    return nn.functional.mse_loss(output, target)
+
+
+def train_one_epoch(model, optimizer, batches, scaler=None):
+    for x, y in batches:
+        with torch.autocast("cpu", dtype=torch.float16, enabled=scaler is not None):
+            output = model(x)
+            loss = criterion(output, y)
+        optimizer.zero_grad()
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+        losses.append(loss.item())
+
+""")
+    src = src.split("# @run")[0] + "# @run\nfor epoch in range(2):\n    train_one_epoch(model, optimizer, batches, scaler)\n"
+    result, tns, mns = run_both(src, DATA, rtol=5e-4, weight_atol=1e-3)
+    assert 'if scaler is not None:  # the float16 autocast region, when enabled\n        model = ms.amp.auto_mixed_precision(model, "O1")' in result.code
+    assert tns["scaler"].get_scale() == float(mns["scaler"].scale_value.asnumpy()) == 4096.0
