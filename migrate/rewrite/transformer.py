@@ -567,7 +567,7 @@ class Rewriter(Parens, Transformer):
 
     def _is_device(self, node) -> bool:
         """A device value by the resolver's evidence; a converted ``torch.device(...)`` reads ``str(...)``."""
-        return self.resolver.is_device(node) or (isinstance(node, cst.Call) and code(node.func) == "str"
+        return self.resolver.is_device(node) or (isinstance(node, cst.Call) and code(node.func) in ("str", "_MsmigrateDevice")
                                                  and self.resolver.is_device(node.args[0].value if node.args else None))
 
     # -- parameters by attribute -----------------------------------------------------------------------
