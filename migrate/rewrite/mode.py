@@ -1,0 +1,273 @@
+"""The mode pass: torch's train mode at construction, set where the script builds a model (issue 24).
+
+A torch module is in training mode once built; a MindSpore Cell in inference mode (Dropout is the identity,
+BatchNorm uses its moving statistics), and ``Cell.set_train(mode)`` sets the mode of the cell and every sub-cell.
+So the mode is set where a script builds a model, never inside a Cell: a model file reads like a MindSpore model
+file, and the script's one ``set_train(True)`` reaches every layer.
+
+THE RULE. Script code is a module's top level and every function or method that is not inside a Cell class (a
+converted ``nn.Module`` subclass); a Cell class's own code is never touched (its parent's mode reaches it). In script
+code, a *mode-dependent construction* is a call of
+
+* a user Cell class (defined in the file, or a sibling module's ``nn.Module`` subclass: it may hold BatchNorm or
+  Dropout, or read ``self.training``),
+* a MindSpore layer whose torch twin's result depends on the mode (the table's ``train_mode = true`` entries:
+  BatchNorm, Dropout, RNNs with dropout, MultiheadAttention, TransformerEncoderLayer...),
+* a container (SequentialCell, CellList, CellDict) holding one of those.
+
+Such a construction assigned to a name or an attribute (``model = UNet()``, ``self.net = nn.SequentialCell(...)``)
+gets ``model.set_train(True)  # torch modules start in training mode`` on the next line, unless the first later
+statement of the same block that mentions the target sets its mode itself (``model.set_train(False)`` converted from
+``model.eval()``; ``model.to(device)`` lines in between are skipped). Anywhere else (``return UNet()`` in a factory,
+``Twice()(x)``, an argument) it becomes ``UNet().set_train(True)`` (``set_train`` returns the cell), unless it is an
+argument of another mode-dependent construction (that one sets the mode of the whole tree) or its mode is set right
+there (``Net().set_train(False)``). The training pass runs after this one and adds its own line before a training loop
+only where the scope still sets no mode (a model that is a function's parameter).
+
+CAVEATS: a construction the pass cannot see as one (a factory imported from a package, ``getattr(models, name)()``)
+gets no line: parity, the api harness and the benchmarks set both frameworks' modes explicitly. A Cell whose
+``__init__`` puts a child in eval mode (a frozen backbone) is switched whole by the script's ``set_train(True)``, as
+torch's ``model.train()`` would do; torch's construction alone would have left that child in eval mode.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..core import emit
+from ..core.cst_util import dotted
+
+COMMENT = "# torch modules start in training mode"
+CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
+CONTAINERS = {"SequentialCell", "CellList", "CellDict", "Sequential", "ModuleList", "ModuleDict"}
+# mode-dependent torch layers beyond the table's train_mode entries (their MindSpore classes keep the name)
+MODE_LAYERS = {"Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "SyncBatchNorm", "InstanceNorm1d",
+               "InstanceNorm2d", "InstanceNorm3d", "TransformerEncoder", "TransformerDecoder",
+               "TransformerDecoderLayer", "Transformer"}
+# calls that return the module itself (``model = Net().to(device)``): the construction is inside
+_CHAIN = {"to", "cuda", "cpu", "float", "double", "half", "to_float", "bfloat16"}
+
+
+def applies(ctx) -> bool:
+    return ctx.resolver.uses_torch()
+
+
+def run(module: cst.Module, ctx) -> cst.Module:
+    return module.visit(_Mode(ctx))
+
+
+def _mode_layers(table) -> frozenset[str]:
+    """The MindSpore class names (last part) of the table's mode-dependent layers."""
+    names = set(MODE_LAYERS)
+    for e in table.entries:
+        if e.train_mode:
+            names.add(e.torch.rsplit(".", 1)[-1])
+            if e.ms:
+                names.add(e.ms.rsplit(".", 1)[-1])
+    return frozenset(names)
+
+
+class _Mode(cst.CSTTransformer):
+    def __init__(self, ctx):
+        super().__init__()
+        self.ctx = ctx
+        self.layers = _mode_layers(ctx.table)
+        self.cells = set(ctx.resolver.local_module_classes)
+        self.script: list[bool] = [True]  # per scope: script code (True) or a Cell class's code
+        self.handled: set[int] = set()  # constructions whose mode is set by a line or by a caller's set_train
+        self.inside: list[int] = []  # depth of mode-dependent constructions being walked (arguments of one)
+
+    # -- what is a mode-dependent construction ----------------------------------------------------------
+    def _cell_class(self, func: cst.BaseExpression) -> bool:
+        name = dotted(func)
+        if name is None:
+            return False
+        if "." not in name:
+            if name in self.cells:
+                return True
+            b = self.ctx.resolver.scopes[0].names.get(name)
+            if b is not None and (b.qualname or "").startswith(("torch.", "mindspore.")):
+                return b.qualname.rsplit(".", 1)[1] in self.layers  # ``from torch.nn import BatchNorm2d``
+            return b is not None and b.module_class
+        root, last = name.split(".", 1)[0], name.rsplit(".", 1)[1]
+        if root in ("nn", "ms", "mindspore", "torch") or name.startswith("torch.nn."):
+            return last in self.layers
+        return False
+
+    def _container(self, node: cst.Call) -> bool:
+        last = (dotted(node.func) or "").rsplit(".", 1)[-1]
+        if last not in CONTAINERS:
+            return False
+        return any(isinstance(n, cst.Call) and self._construction(n) for a in node.args
+                   for n in _calls(a.value))
+
+    def _construction(self, node: cst.Call) -> bool:
+        return self._cell_class(node.func) or self._container(node)
+
+    def _needs_mode(self, node: cst.Call) -> bool:
+        """A construction whose mode the script sets (a Cell that sets its own, _own_mode, is left alone)."""
+        return self._construction(node) and (dotted(node.func) or "") not in getattr(self, "self_moded", ())
+
+    # -- Cells that set a child's mode in __init__ (a frozen backbone) --------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self.self_moded = {stmt.name.value for stmt in node.body if isinstance(stmt, cst.ClassDef)
+                           and _init_sets_child_mode(stmt) is not None}
+
+    def _own_mode(self, cls: cst.ClassDef) -> cst.ClassDef:
+        """``self.backbone.set_train(False)`` in a Cell's ``__init__``: torch's children start in training mode and
+        that one is then switched; a script's ``set_train(True)`` would switch it back. So this class sets its own
+        mode right before that statement (children built later in ``__init__`` get their own line) and scripts
+        building it add nothing."""
+        found = _init_sets_child_mode(cls)
+        if found is None:
+            return cls
+        fn, at = found
+        body, out = list(fn.body.body), []
+        for i, stmt in enumerate(body):
+            if i == at:
+                out.append(emit.statement(f"self.set_train(True)  {COMMENT}\n"))
+            out.append(stmt)
+            if i > at and isinstance(stmt, cst.SimpleStatementLine):
+                target, value = _assigned(stmt)
+                if target and target.startswith("self.") and isinstance(value, cst.Call) and self._construction(value):
+                    out.append(emit.statement(f"{target}.set_train(True)  {COMMENT}\n"))
+        self.ctx.ok("torch.nn.Module.train (implicit)")
+        new_fn = fn.with_changes(body=fn.body.with_changes(body=out))
+        return cls.with_changes(body=cls.body.with_changes(body=[new_fn if s is fn else s for s in cls.body.body]))
+
+    # -- scopes ----------------------------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        cell = any((dotted(b.value) or "") in CELL_BASES or (dotted(b.value) or "") in self.cells
+                   for b in node.bases) or node.name.value in self.cells
+        if cell:
+            self.cells.add(node.name.value)
+        self.script.append(self.script[-1] and not cell)
+
+    def leave_ClassDef(self, original, updated):
+        self.script.pop()
+        if updated.name.value in self.cells and updated.name.value in self.self_moded:
+            return self._own_mode(updated)
+        return updated
+
+    # -- constructions used as values --------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("set_train", "train", "eval"):
+            inner = _unchain(node.func.value)
+            self.handled.add(id(inner))
+        if self.script[-1] and self._construction(node):
+            self.inside.append(id(node))
+            if not self._needs_mode(node):
+                self.handled.add(id(node))
+
+    def leave_Call(self, original, updated):
+        if not self.inside or self.inside[-1] != id(original):
+            return updated
+        self.inside.pop()
+        if id(original) in self.handled or self.inside:
+            return updated  # its mode is set here or by the construction it is an argument of
+        self.ctx.ok("torch.nn.Module.train (implicit)")
+        return cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("set_train")),
+                        args=[cst.Arg(cst.Name("True"))])
+
+    # -- constructions assigned to a target: a line after them -------------------------------------------
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if not self.script[-1]:
+            return
+        target, value = _assigned(node)
+        if target is not None and isinstance(value, cst.Call) and self._construction(value):
+            self.handled.add(id(value))
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._block(list(updated.body))) if self.script[-1] else updated
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._block(list(updated.body)))
+
+    def _block(self, body: list) -> list:
+        out = []
+        for i, stmt in enumerate(body):
+            out.append(stmt)
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            target, value = _assigned(stmt)
+            if target is None or not (isinstance(value, cst.Call) and self._needs_mode(value)):
+                continue
+            if _first_mention_sets_mode(target, body[i + 1:]):
+                continue
+            self.ctx.ok("torch.nn.Module.train (implicit)")
+            out.append(emit.statement(f"{target}.set_train(True)  {COMMENT}\n"))
+        return out
+
+
+def _init_sets_child_mode(cls: cst.ClassDef):
+    """(``__init__``, index of its first top-level statement that sets a child's mode: ``self.x.set_train(...)``),
+    or None."""
+    import re
+
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    for fn in cls.body.body:
+        if isinstance(fn, cst.FunctionDef) and fn.name.value == "__init__" and isinstance(fn.body, cst.IndentedBlock):
+            for i, stmt in enumerate(fn.body.body):
+                if re.search(r"\bself(\.\w+)+\.set_train\(", _code(stmt)):
+                    return fn, i
+    return None
+
+
+def _calls(node: cst.CSTNode):
+    """Every Call node in ``node`` (itself included)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n):
+            found.append(n)
+
+    node.visit(V())
+    return found
+
+
+def _unchain(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``Net().to(device).float()`` -> ``Net()``."""
+    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+           and node.func.attr.value in _CHAIN and isinstance(node.func.value, cst.Call)):
+        node = node.func.value
+    return node
+
+
+def _assigned(stmt: cst.SimpleStatementLine):
+    """``target = <construction>`` (a name or a dotted attribute, one target): (target text, the construction)."""
+    if len(stmt.body) != 1:
+        return None, None
+    s = stmt.body[0]
+    if isinstance(s, cst.Assign) and len(s.targets) == 1:
+        target, value = s.targets[0].target, s.value
+    elif isinstance(s, cst.AnnAssign) and s.value is not None:
+        target, value = s.target, s.value
+    else:
+        return None, None
+    name = dotted(target)
+    if name is None or value is None:
+        return None, None
+    return name, _unchain(value)
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _first_mention_sets_mode(target: str, rest: list) -> bool:
+    """The first later statement of the block that mentions ``target`` sets its mode (``target.set_train(...)``);
+    ``target.to(device)`` / ``target = target.to(device)`` lines before it do not count as uses."""
+    import re
+
+    word = re.compile(r"(?<![\w.])" + re.escape(target) + r"(?!\w)")
+    for stmt in rest:
+        text = _code(stmt)
+        if not word.search(text):
+            continue
+        body = text.strip()
+        if re.match(re.escape(target) + r"\.set_train\(", body):
+            return True
+        if re.fullmatch(rf"({re.escape(target)} = )?{re.escape(target)}(\.(to|cuda|cpu)\([^()]*\))+(\s*#.*)?", body):
+            continue
+        return False
+    return False
