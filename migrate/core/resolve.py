@@ -83,6 +83,7 @@ class Binding:
     element_seen: bool = False  # an item was appended already
     device: bool = False  # the value is a device: torch.device(...), "cuda" / "cpu:0", or a name holding one
     layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
+    origin: str | None = None  # a sibling module's class: the file that defines it (Project)
     dtype: str = UNKNOWN  # dtype evidence for a value: FLOATING / INTEGER / BOOL / UNKNOWN (see Resolver.dtype)
 
 
@@ -696,7 +697,7 @@ class Project:
                             exports[a.asname or a.name] = Binding(qualname=f"{mod}.{a.name}", tensor=NO)
                 elif isinstance(s, ast.ClassDef):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO,
-                                              module_class=self._ast_is_module(s, exports))
+                                              module_class=self._ast_is_module(s, exports), origin=str(path))
                 elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO)
         if public is not None:

@@ -105,12 +105,52 @@ class _Mode(cst.CSTTransformer):
 
     def _needs_mode(self, node: cst.Call) -> bool:
         """A construction whose mode the script sets (a Cell that sets its own, _own_mode, is left alone)."""
-        return self._construction(node) and (dotted(node.func) or "") not in getattr(self, "self_moded", ())
+        name = dotted(node.func) or ""
+        return self._construction(node) and name not in getattr(self, "self_moded", ()) and name not in getattr(
+            self, "modeless", ())
 
     # -- Cells that set a child's mode in __init__ (a frozen backbone) --------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.self_moded = {stmt.name.value for stmt in node.body if isinstance(stmt, cst.ClassDef)
                            and _init_sets_child_mode(stmt) is not None}
+        self.modeless = self._modeless_classes(node)
+        for name, b in self.ctx.resolver.scopes[0].names.items():  # a sibling module's modeless Cell classes
+            if b.module_class and b.origin and b.qualname and _modeless_in(self, b.origin, b.qualname.rsplit(".", 1)[-1]):
+                self.modeless.add(name)
+
+    def _modeless_classes(self, module: cst.Module, torch_source: bool = False) -> set[str]:
+        """Cell classes of a file whose result cannot depend on the mode (a loss of BCE + Dice, a U-Net without
+        BatchNorm or Dropout): a script building one needs no line. Conservative, by a fixpoint over the file's
+        classes: the class text names no mode-dependent layer and no ``training``; its bases are Cell (``nn.Module``
+        in a torch sibling) or such classes; every call it makes at construction is a builtin, a framework function
+        or class that is not mode-dependent (``nn.Conv2d``, ``torch.tensor``), one of its own methods or such a
+        class (a layer passed in, ``norm_layer(c)``, ``getattr(nn, name)()``, a factory makes it dependent); in
+        construct/forward, calls compute (``self.conv(x)``, ``x.sum()``) and build nothing."""
+        import re
+
+        bases = CELL_BASES | ({"nn.Module", "torch.nn.Module", "Module"} if torch_source else set())
+        words = re.compile(r"\b(" + "|".join(sorted(self.layers | {"training"})) + r")\b")
+        classes = {c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)}
+        modeless = {n for n, c in classes.items() if not words.search(_code(c)) and all(
+            (dotted(b.value) or "") in bases or (dotted(b.value) or "") in classes for b in c.bases)}
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(modeless):
+                c = classes[name]
+                ok = all((dotted(b.value) or "") in bases or (dotted(b.value) or "") in modeless for b in c.bases)
+                methods = {f.name.value for f in c.body.body if isinstance(f, cst.FunctionDef)} if isinstance(
+                    c.body, cst.IndentedBlock) else set()
+                for f in (c.body.body if isinstance(c.body, cst.IndentedBlock) else ()):
+                    if not isinstance(f, cst.FunctionDef) or f.name.value in ("construct", "forward"):
+                        continue
+                    for call in _calls(f):
+                        if not _builds_nothing(call, modeless, methods):
+                            ok = False
+                if not ok:
+                    modeless.discard(name)
+                    changed = True
+        return modeless
 
     def _own_mode(self, cls: cst.ClassDef) -> cst.ClassDef:
         """``self.backbone.set_train(False)`` in a Cell's ``__init__``: torch's children start in training mode and
@@ -177,12 +217,24 @@ class _Mode(cst.CSTTransformer):
             self.handled.add(id(value))
 
     def leave_IndentedBlock(self, original, updated):
-        return updated.with_changes(body=self._block(list(updated.body))) if self.script[-1] else updated
+        if not self.script[-1]:
+            return updated
+        body = self._block(list(updated.body))
+        return updated if body is None else updated.with_changes(body=body)
 
     def leave_Module(self, original, updated):
-        return updated.with_changes(body=self._block(list(updated.body)))
+        body = self._block(list(updated.body))
+        return updated if body is None else updated.with_changes(body=body)
 
-    def _block(self, body: list) -> list:
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        # a statement rebuilt around an inserted line still stands for the torch statement it came from
+        if result is not original and isinstance(result, cst.CSTNode) and original in self.ctx.origins:
+            self.ctx.origins[result] = self.ctx.origins[original]
+        return result
+
+    def _block(self, body: list) -> list | None:
+        """``body`` with a set_train line after each construction that needs one; None when none does."""
         out = []
         for i, stmt in enumerate(body):
             out.append(stmt)
@@ -195,7 +247,50 @@ class _Mode(cst.CSTTransformer):
                 continue
             self.ctx.ok("torch.nn.Module.train (implicit)")
             out.append(emit.statement(f"{target}.set_train(True)  {COMMENT}\n"))
-        return out
+        return out if len(out) != len(body) else None
+
+
+_SIBLINGS: dict[tuple, set[str] | None] = {}
+
+
+def _modeless_in(mode: "_Mode", path: str, name: str) -> bool:
+    """Whether class ``name`` of the sibling torch file ``path`` is modeless (read once per file version)."""
+    import os
+
+    try:
+        key = (path, os.stat(path).st_mtime_ns)
+    except OSError:
+        return False
+    if key not in _SIBLINGS:
+        try:
+            with open(path, encoding="utf-8") as f:
+                _SIBLINGS[key] = mode._modeless_classes(cst.parse_module(f.read()), torch_source=True)
+        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+            _SIBLINGS[key] = None
+    found = _SIBLINGS[key]
+    return found is not None and name in found
+
+
+_BUILTINS = {"super", "range", "len", "int", "float", "bool", "str", "list", "tuple", "dict", "set", "zip",
+             "enumerate", "isinstance", "hasattr", "getattr", "setattr", "min", "max", "sum", "abs", "print", "reversed",
+             "sorted", "round", "any", "all", "map", "filter", "iter", "next", "type", "repr", "format"}
+_FRAMEWORK_ROOTS = {"nn", "ops", "ms", "mindspore", "torch", "F", "math", "np", "numpy", "init", "functools"}
+
+
+def _builds_nothing(call: cst.Call, modeless: set[str], methods: set[str]) -> bool:
+    """A call made while a Cell is built that cannot build a mode-dependent layer (see _modeless_classes)."""
+    func = call.func
+    name = dotted(func)
+    if isinstance(func, cst.Name):
+        return func.value in _BUILTINS and func.value != "getattr" or func.value in modeless
+    if isinstance(func, cst.Attribute) and func.attr.value == "__init__":
+        return True  # super().__init__(), nn.Cell.__init__(self)
+    if name is None:
+        return False
+    root, last = name.split(".", 1)[0], name.rsplit(".", 1)[-1]
+    if root == "self":
+        return name.count(".") == 1 and last in methods
+    return root in _FRAMEWORK_ROOTS and last != "getattr"
 
 
 def _init_sets_child_mode(cls: cst.ClassDef):
@@ -269,5 +364,7 @@ def _first_mention_sets_mode(target: str, rest: list) -> bool:
             return True
         if re.fullmatch(rf"({re.escape(target)} = )?{re.escape(target)}(\.(to|cuda|cpu)\([^()]*\))+(\s*#.*)?", body):
             continue
+        if re.match(rf"(\w+ = )?((ms|mindspore)\.)?(load_params|load_param_into_net)\({re.escape(target)}, ", body):
+            continue  # loading weights does not depend on the mode
         return False
     return False
