@@ -241,6 +241,9 @@ class _Mode(cst.CSTTransformer):
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             target, value = _assigned(stmt)
+            if target is not None and isinstance(value, cst.Call) and self._construction(value) and not \
+                    self._needs_mode(value):
+                self.ctx.facts.mode_settled[id(stmt)] = target  # the training pass adds no line for it either
             if target is None or not (isinstance(value, cst.Call) and self._needs_mode(value)):
                 continue
             if _first_mention_sets_mode(target, body[i + 1:]):
