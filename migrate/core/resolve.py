@@ -84,6 +84,7 @@ class Binding:
     device: bool = False  # the value is a device: torch.device(...), "cuda" / "cpu:0", or a name holding one
     layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
     origin: str | None = None  # a sibling module's class: the file that defines it (Project)
+    factory: bool = False  # a sibling module's function that returns a module it builds (``def resnet18(): ...``)
     dtype: str = UNKNOWN  # dtype evidence for a value: FLOATING / INTEGER / BOOL / UNKNOWN (see Resolver.dtype)
 
 
@@ -700,6 +701,9 @@ class Project:
                                               module_class=self._ast_is_module(s, exports), origin=str(path))
                 elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO)
+        for s in tree.body:  # factories: functions returning a module they build (after every class is known)
+            if isinstance(s, ast.FunctionDef) and s.name in exports and _ast_factory(s, exports):
+                exports[s.name].factory = True
         if public is not None:
             exports = {k: v for k, v in exports.items() if k in public}
         else:
@@ -724,6 +728,26 @@ class Project:
             if torch_module_class(_canonical(q)):
                 return True
         return False
+
+
+def _ast_factory(fn: ast.FunctionDef, names: dict[str, Binding]) -> bool:
+    """``fn`` returns a module it builds: ``return Net(...)``, or ``model = Net(...)`` ... ``return model``."""
+    def builds(call) -> bool:
+        if not isinstance(call, ast.Call):
+            return False
+        path = _ast_dotted(call.func)
+        first, _, rest = (path or "").partition(".")
+        b = names.get(first)
+        if b is None:
+            return False
+        if not rest:
+            return b.module_class
+        return torch_module_class(_canonical(f"{b.qualname}.{rest}" if b.qualname else None))
+
+    built = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and builds(n.value)
+             for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(n, ast.Return) and (builds(n.value) or (isinstance(n.value, ast.Name) and n.value.id in built))
+               for n in ast.walk(fn))
 
 
 def _canonical(q: str | None) -> str | None:

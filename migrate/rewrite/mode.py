@@ -6,14 +6,17 @@ So the mode is set where a script builds a model, never inside a Cell: a model f
 file, and the script's one ``set_train(True)`` reaches every layer.
 
 THE RULE. Script code is a module's top level and every function or method that is not inside a Cell class (a
-converted ``nn.Module`` subclass); a Cell class's own code is never touched (its parent's mode reaches it). In script
-code, a *mode-dependent construction* is a call of
+converted ``nn.Module`` subclass), except a module-level function the file's Cells call (a layer builder such as
+``conv_bn(c_in, c_out)``: what it builds joins a Cell) and a factory (a module-level function that returns a Cell it
+builds, ``def resnet18(**kw): return ResNet(...)``: library code, its caller sets the mode); a Cell class's own code
+is never touched (its parent's mode reaches it). In script code, a *mode-dependent construction* is a call of
 
 * a user Cell class (defined in the file, or a sibling module's ``nn.Module`` subclass: it may hold BatchNorm or
   Dropout, or read ``self.training``),
 * a MindSpore layer whose torch twin's result depends on the mode (the table's ``train_mode = true`` entries:
   BatchNorm, Dropout, RNNs with dropout, MultiheadAttention, TransformerEncoderLayer...),
-* a container (SequentialCell, CellList, CellDict) holding one of those.
+* a container (SequentialCell, CellList, CellDict) holding one of those,
+* a factory of this file or of a sibling module (``model = resnet18()``).
 
 Such a construction assigned to a name or an attribute (``model = UNet()``, ``self.net = nn.SequentialCell(...)``)
 gets ``model.set_train(True)  # torch modules start in training mode`` on the next line, unless the first later
@@ -101,7 +104,8 @@ class _Mode(cst.CSTTransformer):
                    for n in _calls(a.value))
 
     def _construction(self, node: cst.Call) -> bool:
-        return self._cell_class(node.func) or self._container(node)
+        return (self._cell_class(node.func) or self._container(node)
+                or (isinstance(node.func, cst.Name) and node.func.value in getattr(self, "factories", ())))
 
     def _needs_mode(self, node: cst.Call) -> bool:
         """A construction whose mode the script sets (a Cell that sets its own, _own_mode, is left alone)."""
@@ -115,8 +119,43 @@ class _Mode(cst.CSTTransformer):
                            and _init_sets_child_mode(stmt) is not None}
         self.modeless = self._modeless_classes(node)
         for name, b in self.ctx.resolver.scopes[0].names.items():  # a sibling module's modeless Cell classes
-            if b.module_class and b.origin and b.qualname and _modeless_in(self, b.origin, b.qualname.rsplit(".", 1)[-1]):
+            if b.module_class and b.origin and b.qualname and _modeless_in(self, b.origin,
+                                                                          b.qualname.rsplit(".", 1)[-1]):
                 self.modeless.add(name)
+        # module-level functions that this file's Cells call while being built (``conv_bn(c_in, c_out)``): layer
+        # builders, whose result takes the mode of the Cell it joins, so they are Cell code
+        cell_classes = [c for c in node.body if isinstance(c, cst.ClassDef) and (
+            c.name.value in self.cells or any((dotted(b.value) or "") in CELL_BASES for b in c.bases))]
+        self.layer_builders = {call.func.value for c in cell_classes for call in _calls(c)
+                               if isinstance(call.func, cst.Name)} & {
+            f.name.value for f in node.body if isinstance(f, cst.FunctionDef)}
+        # factories (``def resnet18(**kw): return ResNet(...)``): library code, like the Cells they build; the script
+        # that calls one sets the mode of what it returns (here, or in a file importing it: resolve.Project)
+        self.factories = {f.name.value for f in node.body if isinstance(f, cst.FunctionDef) and self._factory(f)}
+        self.factories |= {name for name, b in self.ctx.resolver.scopes[0].names.items() if b.factory}
+
+    def _factory(self, fn: cst.FunctionDef) -> bool:
+        built = set()
+        returns = []
+
+        class V(cst.CSTVisitor):
+            def visit_Assign(inner, n):
+                if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(
+                        _unchain(n.value), cst.Call) and self._construction(_unchain(n.value)):
+                    built.add(n.targets[0].target.value)
+
+            def visit_Return(inner, n):
+                returns.append(n.value)
+
+            def visit_FunctionDef(inner, n):
+                return n is fn  # not nested functions
+
+            def visit_ClassDef(inner, n):
+                return False
+
+        fn.visit(V())
+        return any((isinstance(_unchain(v), cst.Call) and self._construction(_unchain(v))) or (
+            isinstance(v, cst.Name) and v.value in built) for v in returns if v is not None)
 
     def _modeless_classes(self, module: cst.Module, torch_source: bool = False) -> set[str]:
         """Cell classes of a file whose result cannot depend on the mode (a loss of BCE + Dice, a U-Net without
@@ -181,6 +220,15 @@ class _Mode(cst.CSTTransformer):
         if cell:
             self.cells.add(node.name.value)
         self.script.append(self.script[-1] and not cell)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        builder = len(self.script) == 1 and node.name.value in (
+            getattr(self, "layer_builders", set()) | getattr(self, "factories", set()))
+        self.script.append(self.script[-1] and not builder)
+
+    def leave_FunctionDef(self, original, updated):
+        self.script.pop()
+        return updated
 
     def leave_ClassDef(self, original, updated):
         self.script.pop()
