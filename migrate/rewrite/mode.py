@@ -163,8 +163,9 @@ class _Mode(cst.CSTTransformer):
         classes: the class text names no mode-dependent layer and no ``training``; its bases are Cell (``nn.Module``
         in a torch sibling) or such classes; every call it makes at construction is a builtin, a framework function
         or class that is not mode-dependent (``nn.Conv2d``, ``torch.tensor``), one of its own methods or such a
-        class (a layer passed in, ``norm_layer(c)``, ``getattr(nn, name)()``, a factory makes it dependent); in
-        construct/forward, calls compute (``self.conv(x)``, ``x.sum()``) and build nothing."""
+        class (a layer passed in, ``norm_layer(c)``, ``getattr(nn, name)()``, a factory makes it dependent). What
+        runs while it is built is ``__init__`` and the methods it calls; construct, forward and bprop compute
+        (``self.conv(x)``, ``x.sum()``) and build nothing."""
         import re
 
         bases = CELL_BASES | ({"nn.Module", "torch.nn.Module", "Module"} if torch_source else set())
@@ -180,9 +181,19 @@ class _Mode(cst.CSTTransformer):
                 ok = all((dotted(b.value) or "") in bases or (dotted(b.value) or "") in modeless for b in c.bases)
                 methods = {f.name.value for f in c.body.body if isinstance(f, cst.FunctionDef)} if isinstance(
                     c.body, cst.IndentedBlock) else set()
-                for f in (c.body.body if isinstance(c.body, cst.IndentedBlock) else ()):
-                    if not isinstance(f, cst.FunctionDef) or f.name.value in ("construct", "forward"):
+                defs = {f.name.value: f for f in (c.body.body if isinstance(c.body, cst.IndentedBlock) else ())
+                        if isinstance(f, cst.FunctionDef)}
+                # what runs while it is built: __init__ and the methods __init__ calls (``self._make_layer(...)``)
+                building, todo = set(), ["__init__"]
+                while todo:  # and the methods those call, transitively
+                    m = todo.pop()
+                    if m in building or m not in defs:
                         continue
+                    building.add(m)
+                    todo += [(dotted(k.func) or "").split(".", 1)[-1] for k in _calls(defs[m])
+                             if (dotted(k.func) or "").startswith("self.")]
+                for fname in sorted(building & set(defs)):
+                    f = defs[fname]
                     for call in _calls(f):
                         if not _builds_nothing(call, modeless, methods):
                             ok = False

@@ -96,3 +96,39 @@ def test_check_can_fail():
     finally:
         trainrun.convert = real
     assert convert(NET + "model = Net()\n" + TRAIN).code.count(f"model.{LINE}") == 1
+
+
+def test_modeless_is_conservative():
+    """A Cell built from a layer passed in (``norm_layer(c)``, here through a helper method) may depend on the mode:
+    the script gets its line; one built only from Linear and Tanh does not."""
+    src = """
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, norm_layer):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.norm = self._make(norm_layer)
+
+    def _make(self, layer):
+        return layer(4)
+
+    def forward(self, x):
+        return self.norm(self.fc(x))
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+a = Block(nn.BatchNorm1d)
+b = Plain()
+"""
+    code = convert(src).code
+    assert f"BatchNorm1d)\na.{LINE}\n" in code and f"b.{LINE}" not in code, code
