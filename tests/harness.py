@@ -160,6 +160,31 @@ def run_case(case: Case) -> str:
     return result.code
 
 
+def run_case_loud(case: Case, error=Exception) -> str:
+    """A case where torch accepts an input and MindSpore raises on it (loud, never a silent difference): the
+    conversion uses the case's API, torch runs, the converted code raises ``error``; returns the converted code."""
+    import torch
+
+    source, result = convert_case(case)
+    assert not result.unsupported, [u.reason for u in result.unsupported]
+    for api in case.apis:
+        assert result.apis.get(api), f"the conversion did not use the mapping for {api}:\n{result.code}"
+    t_setup, t_run = _split(source)
+    m_setup, m_run = _split(result.code)
+    torch_ns = {"__name__": "torch_case", **_inject(case.inputs, "torch")}
+    exec(compile(t_setup + t_run, "<torch>", "exec"), torch_ns)  # torch accepts the input
+    ms_ns = {"__name__": "ms_case", **_inject(case.inputs, "mindspore")}
+    exec(compile(m_setup, "<ms setup>", "exec"), ms_ns)
+    try:
+        exec(compile(m_run, "<ms run>", "exec"), ms_ns)
+        for name in case.names:
+            _to_numpy(ms_ns[name])  # an asynchronous kernel error surfaces when the result is read
+    except error:
+        return result.code
+    raise AssertionError(f"MindSpore did not raise on {case}: the converted code is silently different "
+                         f"where torch accepts the input\n{result.code}")
+
+
 def assert_unsupported(code: str, api: str, reason_part: str = "") -> str:
     """The snippet converts with ``api`` marked unsupported (reason containing ``reason_part``), still parses."""
     import ast

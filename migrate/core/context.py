@@ -21,6 +21,9 @@ class Facts:
     """Typed facts one pass records for the passes after it (never each other's text)."""
 
     module_classes: set[str] = field(default_factory=set)  # classes of this file deriving from a torch module
+    # the mode pass: statements ``name = <construction>`` whose train mode needs no further line (the Cell's result
+    # does not depend on the mode, or the class sets its own), by id, with the name they bind
+    mode_settled: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass

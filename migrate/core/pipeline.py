@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..mapping import load_table
 from ..report import FileResult, InputError, Unsupported
-from ..rewrite import autograd, operators, training
+from ..rewrite import autograd, mode, operators, training
 from ..rewrite import helpers as rewrite_helpers
 from ..rewrite.msnames import names_used
 from ..rewrite.lines import start_lines
@@ -47,6 +47,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("api", _api),  # modules, imports, table-driven API uses, in-place methods
     Pass("autograd", autograd.run,  # torch.autograd.Function -> Cell + bprop, autograd.grad -> ms.grad
          lambda ctx: ctx.resolver.uses_torch() and autograd.applies(ctx.source)),
+    Pass("mode", mode.run, mode.applies),  # torch's train mode at construction: set where a script builds a model
     Pass("training", training.run,  # backward/step loops -> value_and_grad + optimizer(grads)
          lambda ctx: ctx.resolver.uses_torch() and training.applies(ctx.source), frozenset({"backward"})),
     Pass("operators", operators.run,  # ~x, <<, >>, 2 & x, p.data[...] = v: meanings that differ on Tensors

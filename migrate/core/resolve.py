@@ -34,6 +34,8 @@ import libcst as cst
 from .cst_util import dotted
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
+#: dtype evidence of a value (beside its tensor-ness): the kind of numbers it holds, or UNKNOWN.
+FLOATING, INTEGER, BOOL = "floating", "integer", "bool"
 
 #: Tensor methods whose result is not a tensor.
 NON_TENSOR_METHODS = frozenset({
@@ -81,6 +83,9 @@ class Binding:
     element_seen: bool = False  # an item was appended already
     device: bool = False  # the value is a device: torch.device(...), "cuda" / "cpu:0", or a name holding one
     layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
+    origin: str | None = None  # a sibling module's class: the file that defines it (Project)
+    factory: bool = False  # a sibling module's function that returns a module it builds (``def resnet18(): ...``)
+    dtype: str = UNKNOWN  # dtype evidence for a value: FLOATING / INTEGER / BOOL / UNKNOWN (see Resolver.dtype)
 
 
 @dataclass
@@ -257,7 +262,7 @@ class Resolver:
         if isinstance(node, (cst.List, cst.Tuple)):
             items = {self.tensor(el.value) for el in node.elements if not isinstance(el, cst.StarredElement)}
             return Binding(tensor=NO, element=YES if items == {YES} else (NO if items == {NO} else UNKNOWN))
-        return Binding(tensor=self.tensor(node))
+        return Binding(tensor=self.tensor(node), dtype=self.dtype(node))
 
     def is_device(self, node: cst.BaseExpression | None) -> bool:
         """``torch.device(...)``, a device string (``"cuda"``, ``"cpu:0"``), a conditional of those, or a name
@@ -433,6 +438,91 @@ class Resolver:
                     return YES
         return UNKNOWN
 
+    # -- dtype evidence -------------------------------------------------------------------------------
+    def dtype(self, node: cst.BaseExpression | None) -> str:
+        """The kind of numbers ``node`` holds when the source says so: FLOATING, INTEGER, BOOL, else UNKNOWN.
+
+        Evidence, never a guess: float literals; the outputs of torch layers that compute in floating point
+        (conv, linear, norms, pools that average, float activations, losses); torch functions and tensor methods
+        whose result kind is fixed (``sigmoid``/``softmax``/``mean``/``randn`` floating, ``argmax``/``long()``/
+        ``randint`` integer, comparisons and ``isnan`` bool); casts (``.float()``, ``.to(torch.int64)``); ops that
+        keep their input's kind (``view``, ``permute``, indexing, ``-x``) carry it; ``a / b`` of tensors is
+        floating, ``+ - *`` floating when one side is. A forward's parameters, a user module's output, a plain
+        function's result are UNKNOWN: the code may feed them integers. Passes keep a guard or a helper only where
+        the evidence allows the case it guards (migrate/mapping/rules_tensor.py)."""
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, cst.Float):
+            return FLOATING
+        if isinstance(node, cst.Integer):
+            return INTEGER
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return BOOL
+            b = self.lookup(node.value)
+            return b.dtype if b is not None and b.qualname is None and not b.module else UNKNOWN
+        if isinstance(node, cst.Attribute):
+            b = self._self_attr(node)
+            if b is not None:
+                return UNKNOWN if b.module else b.dtype
+            if node.attr.value in ("T", "mT", "data", "grad", "real") and self.tensor(node.value) == YES:
+                return self.dtype(node.value)
+            return UNKNOWN
+        if isinstance(node, cst.Subscript):
+            return self.dtype(node.value) if self.tensor(node.value) == YES else UNKNOWN
+        if isinstance(node, cst.UnaryOperation):
+            return UNKNOWN if isinstance(node.operator, cst.Not) else self.dtype(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            if YES not in (self.tensor(node.left), self.tensor(node.right)):
+                return UNKNOWN
+            kinds = {self.dtype(node.left), self.dtype(node.right)}
+            if isinstance(node.operator, cst.Divide) or (
+                    FLOATING in kinds and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply))):
+                return FLOATING  # true division of tensors is floating in torch; a float operand makes it so
+            if kinds == {INTEGER} and isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                  cst.FloorDivide, cst.Modulo)):
+                return INTEGER
+            return UNKNOWN
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return UNKNOWN
+            return BOOL  # a tensor comparison is a bool tensor, any other a Python bool
+        if isinstance(node, cst.IfExp):
+            sides = {self.dtype(node.body), self.dtype(node.orelse)}
+            return sides.pop() if len(sides) == 1 else UNKNOWN
+        if isinstance(node, cst.Call):
+            return self._call_dtype(node)
+        return UNKNOWN
+
+    def _call_dtype(self, node: cst.Call) -> str:
+        func = node.func
+        q = self.qualify(func)
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if q is not None and is_torch(q) and "dtype" in kw:
+            return _dtype_literal(self.qualify(kw["dtype"]))
+        if q is not None and is_torch(q):
+            q = _canonical(q) or q
+            last = q.rsplit(".", 1)[1]
+            if torch_module_class(q):
+                return UNKNOWN  # a module, not a tensor
+            return _FUNC_DTYPE.get(last, UNKNOWN) if q.startswith(("torch.", "torch.nn.functional.")) else UNKNOWN
+        if isinstance(func, cst.Attribute) and not self.is_module_value(func):
+            name = func.attr.value
+            if self.tensor(func.value) != YES and id(node) not in self.tensor_method_calls:
+                return UNKNOWN
+            if "dtype" in kw:
+                return _dtype_literal(self.qualify(kw["dtype"]))
+            if name in ("to", "type") and node.args and node.args[0].keyword is None:
+                return _dtype_literal(self.qualify(node.args[0].value)) if self.qualify(
+                    node.args[0].value) else UNKNOWN
+            if name in _KEEPS_DTYPE:
+                return self.dtype(func.value)
+            return _METHOD_DTYPE.get(name, _FUNC_DTYPE.get(name, UNKNOWN))
+        layer = self.layer_of(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if layer is not None:  # a torch layer this file built: ``self.conv(x)``
+            return FLOATING if layer.rsplit(".", 1)[1] in _FLOAT_LAYERS else UNKNOWN
+        return UNKNOWN
+
     # -- facts the walk records -----------------------------------------------------------------------
     def bind_target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         """Bind an assignment target (a name, a tuple of names, ``self.attr`` in a method)."""
@@ -457,6 +547,8 @@ class Resolver:
                 old = cls.attrs.get(target.attr.value)
                 if old is not None and (old.module != b.module or old.tensor != b.tensor):
                     b = Binding(tensor=UNKNOWN, module=old.module and b.module)
+                elif old is not None and old.dtype != b.dtype:  # set twice with different kinds of numbers
+                    b.dtype = UNKNOWN
                 cls.attrs[target.attr.value] = b
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None)
@@ -606,9 +698,12 @@ class Project:
                             exports[a.asname or a.name] = Binding(qualname=f"{mod}.{a.name}", tensor=NO)
                 elif isinstance(s, ast.ClassDef):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO,
-                                              module_class=self._ast_is_module(s, exports))
+                                              module_class=self._ast_is_module(s, exports), origin=str(path))
                 elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO)
+        for s in tree.body:  # factories: functions returning a module they build (after every class is known)
+            if isinstance(s, ast.FunctionDef) and s.name in exports and _ast_factory(s, exports):
+                exports[s.name].factory = True
         if public is not None:
             exports = {k: v for k, v in exports.items() if k in public}
         else:
@@ -633,6 +728,26 @@ class Project:
             if torch_module_class(_canonical(q)):
                 return True
         return False
+
+
+def _ast_factory(fn: ast.FunctionDef, names: dict[str, Binding]) -> bool:
+    """``fn`` returns a module it builds: ``return Net(...)``, or ``model = Net(...)`` ... ``return model``."""
+    def builds(call) -> bool:
+        if not isinstance(call, ast.Call):
+            return False
+        path = _ast_dotted(call.func)
+        first, _, rest = (path or "").partition(".")
+        b = names.get(first)
+        if b is None:
+            return False
+        if not rest:
+            return b.module_class
+        return torch_module_class(_canonical(f"{b.qualname}.{rest}" if b.qualname else None))
+
+    built = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and builds(n.value)
+             for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(n, ast.Return) and (builds(n.value) or (isinstance(n.value, ast.Name) and n.value.id in built))
+               for n in ast.walk(fn))
 
 
 def _canonical(q: str | None) -> str | None:
@@ -672,3 +787,51 @@ def _literal_all(tree: ast.Module) -> set[str] | None:
             except ValueError:
                 return None
     return None
+
+
+# -- dtype evidence tables (what torch returns, whatever the inputs' kind) ---------------------------------------------
+_FLOATING_DTYPES = {"float", "float16", "float32", "float64", "double", "half", "bfloat16"}
+_INTEGER_DTYPES = {"int", "int8", "int16", "int32", "int64", "long", "short", "uint8"}
+
+
+def _dtype_literal(q: str | None) -> str:
+    """``torch.float32`` -> FLOATING, ``torch.long`` -> INTEGER, ``torch.bool`` -> BOOL."""
+    if not q or not (q.startswith("torch.") or q.startswith("mindspore.")):
+        return UNKNOWN
+    last = q.rsplit(".", 1)[1].rstrip("_")
+    return FLOATING if last in _FLOATING_DTYPES else INTEGER if last in _INTEGER_DTYPES else (
+        BOOL if last == "bool" else UNKNOWN)
+
+
+_FLOAT_FUNCS = ("sigmoid", "softmax", "log_softmax", "softmin", "tanh", "exp", "expm1", "log", "log2", "log10",
+                "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+                "erf", "erfc", "erfinv", "gelu", "silu", "mish", "elu", "selu", "celu", "softplus", "logsigmoid",
+                "mean", "std", "var", "norm", "rand", "randn", "rand_like", "randn_like", "linspace", "logspace",
+                "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "linear",
+                "bilinear", "batch_norm", "layer_norm", "group_norm", "instance_norm", "avg_pool1d", "avg_pool2d",
+                "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "normalize",
+                "dropout", "dropout2d", "cosine_similarity", "zeros", "ones", "empty", "binary_cross_entropy",
+                "binary_cross_entropy_with_logits", "cross_entropy", "nll_loss", "mse_loss", "smooth_l1_loss",
+                "kl_div", "logsumexp", "sigmoid_", "hardsigmoid", "hardswish", "logit", "sinc")
+_INT_FUNCS = ("argmax", "argmin", "argsort", "randint", "randint_like", "randperm", "nonzero", "bucketize",
+              "searchsorted", "count_nonzero", "bincount")
+_BOOL_FUNCS = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "isnan", "isinf", "isfinite", "isclose",
+               "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit", "isneginf", "isposinf")
+_FUNC_DTYPE = {**{n: FLOATING for n in _FLOAT_FUNCS}, **{n: INTEGER for n in _INT_FUNCS},
+               **{n: BOOL for n in _BOOL_FUNCS}}
+_METHOD_DTYPE = {"float": FLOATING, "double": FLOATING, "half": FLOATING, "bfloat16": FLOATING, "long": INTEGER,
+                 "int": INTEGER, "short": INTEGER, "byte": INTEGER, "char": INTEGER, "bool": BOOL}
+#: methods whose result holds the receiver's kind of numbers
+_KEEPS_DTYPE = frozenset({"view", "reshape", "permute", "transpose", "contiguous", "clone", "detach", "flatten",
+                          "squeeze", "unsqueeze", "expand", "expand_as", "repeat", "narrow", "flip", "roll",
+                          "view_as", "reshape_as", "t", "neg", "abs", "clamp", "clip", "relu", "cpu", "cuda",
+                          "requires_grad_", "index_select", "masked_fill", "unfold", "tile"})
+#: torch layers whose output is floating whatever the input (their weights are)
+_FLOAT_LAYERS = frozenset({
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Linear", "Bilinear",
+    "LazyLinear", "LazyConv2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm",
+    "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "Embedding",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softmax2d", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU",
+    "Softplus", "LogSigmoid", "Hardsigmoid", "Hardswish", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
+    "MSELoss", "L1Loss", "NLLLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"})

@@ -19,7 +19,7 @@ One TOML file per API family. Each ``[[api]]`` table describes one torch API::
     rule = "conv_padding"              # a named Python rule (migrate/mapping/rules.py) for what tables cannot say
     forms = [{ when = ["dim"], template = "{self}.shape[{dim}]" }, { template = "{self}.shape" }]
     notes = "..."
-    train_mode = true                  # the layer's result depends on the mode: built as ms(...).set_train(True)
+    train_mode = true                  # the layer's result depends on the mode: a script building it sets it (rewrite/mode.py)
     value_class = true                 # used as a value (not called), the name is the class `ms` itself: a type in
                                        # annotations, casts and tuples of types (torch.Tensor), though calls are adapted
 

@@ -5,36 +5,62 @@ import re
 
 import libcst as cst
 
-from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
+from ..core.cst_util import NOT_LITERAL, Unsupported, atom_code, code, expr
 
 _SIMPLE = (cst.Name, cst.Attribute)
 
 
-def float_input(call) -> None:
-    """torch computes integer and bool inputs of exp/log/sin-style ops in float32; MindSpore's kernels refuse them.
+# Measured on MindSpore 2.10 CPU (tests/api/test_dtype_evidence.py): for sigmoid, tanh, exp, log, the trig and
+# erf families, logit, logsumexp, softsign... MindSpore RAISES TypeError on an integer or bool input where torch
+# computes in float32: loud, so those entries carry no guard (an integer input the code never sees costs nothing,
+# one it does see fails at once). sqrt and lgamma give torch's result. Only sinc is SILENTLY different (a bool
+# input gave nan at False, torch 1.0): its entries keep the run-time cast, unless the dtype evidence says the input
+# is floating or integer (migrate/core/resolve.py Resolver.dtype).
+_NO_GUARD = ("floating", "integer")
 
-    A side-effect-free input (a name or attribute) is cast at run time when it is not floating point; any other
-    expression is passed as written (evaluating it twice could change the program), which is right for the
-    float inputs these ops nearly always get.
+
+def float_input(call) -> None:
+    """torch computes a bool input of sinc in float32 (1.0 at False); MindSpore gave nan there (measured).
+
+    Unless the dtype evidence rules a bool input out, a side-effect-free input (a name or attribute) is cast at run
+    time when it is not floating point; any other expression is passed as written (evaluating it twice could change
+    the program), which is right for the float inputs these ops nearly always get.
     """
     name = "input" if "input" in call.bound else None
-    if name is None:
+    if name is None or call.dtype_of(name) in _NO_GUARD:
         return
     node = call.bound[name]
-    if isinstance(node, _SIMPLE):
+    if call.dtype_of(name) == "bool":  # known bool (``x > 0``): cast, whatever the expression
+        call.set(name, f"{atom_code(node)}.float()")
+    elif isinstance(node, _SIMPLE):
         src = code(node)
         call.set(name, f"({src} if {src}.is_floating_point() else {src}.float())")
 
 
 def float_receiver(call) -> None:
-    """Tensor-method form of float_input: torch computes ``x.sin()`` of an integer or bool tensor in float32,
-    MindSpore's CPU kernels refuse it (measured by the fuzzer). A name or attribute receiver is cast at run time when
-    it is not floating point; another expression is left as written."""
+    """Tensor-method form of float_input (``x.sinc()`` of a bool tensor): a name or attribute receiver is cast at
+    run time when it is not floating point, unless the dtype evidence rules a bool receiver out."""
     recv = call.receiver
-    if isinstance(recv, _SIMPLE):
+    if call.dtype_of("self") in _NO_GUARD:
+        return
+    if call.dtype_of("self") == "bool":  # known bool (``(x > 0).sinc()``): cast, whatever the expression
+        new = expr(f"{atom_code(recv)}.float()")
+        call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+    elif isinstance(recv, _SIMPLE):
         src = code(recv)
         new = expr(f"({src} if {src}.is_floating_point() else {src}.float())")
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+
+
+def l1_loss(call) -> None:
+    """torch's l1_loss(reduction='sum') of integer inputs sums in int64, MindSpore's kept int32 (measured, silent).
+    Only then is the helper _msm_l1_loss needed: with a literal reduction other than 'sum', or a floating input by
+    the dtype evidence (the difference is then floating too), the call is MindSpore's own ops.l1_loss."""
+    reduction = call.literal("reduction")
+    if reduction in ("mean", "none") or "floating" in (call.dtype_of("input"), call.dtype_of("target")):
+        call.replacement = expr(f"ops.l1_loss({code(call.bound['input'])}, {code(call.bound['target'])}"
+                                + ("" if reduction == "mean" else f", reduction={code(call.bound['reduction'])}")
+                                + ")")
 
 
 def int_index(call) -> None:
@@ -161,8 +187,9 @@ def round_decimals(call) -> None:
 
 def nansum_dtype(call) -> None:
     """torch.nansum sums integer and bool inputs to int64; ops.nansum keeps int32 (measured): without a dtype, a
-    side-effect-free input gets dtype=ms.int64 at run time when it is not floating point."""
-    if "dtype" in call.bound:
+    side-effect-free input gets dtype=ms.int64 at run time when it is not floating point, unless the dtype evidence
+    says it is (a floating sum keeps its dtype in both)."""
+    if "dtype" in call.bound or call.dtype_of("input" if "input" in call.bound else "self") == "floating":
         return
     x = call.bound["input"] if "input" in call.bound else call.receiver
     if isinstance(x, _SIMPLE):
@@ -274,7 +301,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver)}
+RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver, l1_loss)}
 
 
 def full_dtype(call) -> None:

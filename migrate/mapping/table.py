@@ -83,9 +83,8 @@ class Entry:
     kwargs: bool = False  # the entry takes `**mapping` arguments as they are, or its rule reads them (Call.kwargs);
     # otherwise each one goes through the generated _msmigrate_kwargs, which checks its keys when the code runs
     # A layer whose result depends on the training mode (BatchNorm*, Dropout*, recurrent / attention dropout): torch
-    # modules start in training mode, MindSpore Cells in inference mode, so the construction becomes
-    # ``ms_class(...).set_train(True)`` (``Cell.set_train`` returns the cell; ``.eval()`` / a parent's
-    # ``set_train(False)`` still switch it).
+    # modules start in training mode, MindSpore Cells in inference mode, so a script that builds one sets its mode
+    # (migrate/rewrite/mode.py); inside a Cell it is built plainly (the parent's set_train reaches it).
     train_mode: bool = False
     # used as a value (not called), the name is the class ``ms`` itself although its calls are adapted (torch.Tensor:
     # a type in annotations, ``cast(List[Tensor], x)`` and tuples of types; called, the legacy constructor rule)

@@ -35,6 +35,9 @@ class Call:
         self.replacement: cst.BaseExpression | None = None  # a rule may produce the whole result
         # whether an argument is a device value (the rewriter sets the resolver's judgement; rules ask it)
         self.is_device = lambda node: False
+        # the dtype evidence of an argument (a bound name, or "self" for the receiver), read on the source call:
+        # FLOATING / INTEGER / BOOL / UNKNOWN (migrate/core/resolve.py); the rewriter sets it, rules ask it
+        self.dtype_of = lambda name: "unknown"
         if "*" in entry.unsupported:
             raise Unsupported(entry.unsupported["*"])
         self._bind()
@@ -97,11 +100,9 @@ class Call:
 
     # -- the pipeline --------------------------------------------------------------------------------
     def convert(self) -> cst.BaseExpression:
-        result = self._convert()
-        if self.entry.train_mode:  # torch modules start in training mode, Cells in inference mode
-            result = cst.Call(func=cst.Attribute(value=result, attr=cst.Name("set_train")),
-                              args=[cst.Arg(cst.Name("True"))])
-        return result
+        # a layer whose result depends on the mode (entry.train_mode) is built as MindSpore builds it: the script
+        # that builds the model sets the mode (migrate/rewrite/mode.py)
+        return self._convert()
 
     def _legacy_reduction(self) -> None:
         """``size_average=`` / ``reduce=`` (torch's deprecated loss arguments, still accepted: stargan's

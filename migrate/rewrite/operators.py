@@ -9,14 +9,8 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   ``ops.bitwise_right_shift``.
 * ``2 & x`` / ``2 | x`` / ``2 ^ x`` (a number on the left) raise TypeError: the operands are swapped (the
   operations commute, the result dtype is the same).
-* a torch module is in training mode once built, a MindSpore Cell in inference mode: a class whose base is
-  ``nn.Cell`` (a converted ``nn.Module``) gets ``self.set_train(True)`` right after its ``super().__init__()``
-  call, on the same line (``super().__init__(); self.set_train(True)``: the file keeps torch's line numbers). Placed there, it sets the class's own ``training`` flag only (no child Cell exists yet), as torch's
-  ``Module.__init__`` does: a child built later keeps the mode it is given (``self.backbone.eval()`` in
-  ``__init__`` stays eval), children set their own (user Cells by the same line, BatchNorm/Dropout by the table's
-  ``train_mode``), and ``.eval()`` / ``set_train(False)`` later switch the whole tree. A class whose base is
-  another user Cell inherits it through that base's ``__init__`` (or gets the line after ``nn.Cell.__init__(self)``
-  when it calls that directly).
+* a torch module is in training mode once built, a MindSpore Cell in inference mode: the mode pass
+  (migrate/rewrite/mode.py) sets it where the script builds the model, never inside a Cell.
 * ``x += v`` (any arithmetic or bitwise augmented assignment) updates a torch tensor in place: every alias of ``x``
   sees the change and ``x`` keeps its dtype; on a MindSpore tensor it binds a new tensor (the alias keeps the old
   values, the dtype promotes; measured). Where an alias can exist (``x`` is a parameter of the function, so the
@@ -67,8 +61,7 @@ _OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**", "::")
 
 def applies(source: str) -> bool:
     """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
-    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source)
-                                  or "Module" in source)
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
 
 
 def _code(node) -> str:
@@ -242,19 +235,6 @@ class _Operators(Transformer):
     def _leave_function(self, original, updated):
         return updated
 
-    def leave_ClassDef(self, original, updated):
-        if not updated.bases or not isinstance(updated.body, cst.IndentedBlock) or _msmigrate_class(updated):
-            return updated
-        body = list(updated.body.body)
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
-                new = _train_after_super_init(stmt, any(_code(b.value) in CELL_BASES for b in updated.bases))
-                if new is not stmt:
-                    self._count("module mode at construction")
-                    body[i] = new
-                    return updated.with_changes(body=updated.body.with_changes(body=body))
-        return updated
-
     def visit_AssignTarget(self, node) -> None:
         self._stores.add(id(node.target))
 
@@ -371,55 +351,6 @@ def _blocks(stmt) -> list:
         elif isinstance(part, cst.SimpleStatementSuite):
             out.append(cst.SimpleStatementLine(body=part.body))
     return out
-
-
-CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
-
-
-def _msmigrate_class(node: cst.ClassDef) -> bool:
-    """A class msmigrate writes itself (a helper such as ``_MsmigrateConvTranspose2d``, the training pass's
-    ``CrossEntropyLoss``): its mode does not depend on construction."""
-    if node.name.value.startswith(("_Msmigrate", "_msm")):
-        return True
-    doc = node.get_docstring()
-    return bool(doc) and "written by msmigrate" in doc
-
-
-def _is_super_init(stmt, self_name: str, cell_base: bool) -> bool:
-    """``nn.Cell.__init__(self, ...)``, or ``super().__init__(...)`` / ``super(Net, self).__init__(...)`` in a class
-    whose base is ``nn.Cell`` (a class built on a user Cell gets the mode from that base's ``__init__``; setting it
-    again after that base built its children would undo a child's ``.eval()`` there)."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Expr)):
-        return False
-    if any(_code(s).strip().startswith(f"{self_name}.set_train(") for s in stmt.body[1:]):
-        return False  # converted before: super().__init__(); self.set_train(True)
-    call = stmt.body[0].value
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__"):
-        return False
-    owner = call.func.value
-    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
-        return cell_base
-    return _code(owner) in CELL_BASES and bool(call.args) and _code(call.args[0].value) == self_name
-
-
-def _train_after_super_init(fn: cst.FunctionDef, cell_base: bool) -> cst.FunctionDef:
-    params = fn.params.params
-    if not params or not isinstance(fn.body, cst.IndentedBlock):
-        return fn
-    self_name = params[0].name.value
-    body = list(fn.body.body)
-    for i, stmt in enumerate(body):
-        if _is_super_init(stmt, self_name, cell_base):
-            if i + 1 < len(body) and _code(body[i + 1]).strip().startswith(f"{self_name}.set_train("):
-                return fn  # the code sets the mode itself right there
-            # on the same line: the converted file keeps the torch file's line numbers
-            train = cst.parse_statement(f"{self_name}.set_train(True)\n").body[0]
-            comment = stmt.trailing_whitespace.comment
-            body[i] = stmt.with_changes(body=[*stmt.body, train], trailing_whitespace=cst.TrailingWhitespace(
-                whitespace=cst.SimpleWhitespace("  "),
-                comment=comment or cst.Comment("# torch modules start in training mode")))
-            return fn.with_changes(body=fn.body.with_changes(body=body))
-    return fn
 
 
 def _after_imports(body) -> int:

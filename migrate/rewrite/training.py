@@ -305,7 +305,7 @@ class TrainingPass:
             for step in steps:
                 mode_set = any(_sets_mode(code(s)) for s in out) or _sets_mode(code(stmt))
                 if not mode_set:
-                    for m in sorted(step.model_names):
+                    for m in sorted(step.model_names - self._mode_settled(out)):
                         defs.append(_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n"))
                         self.ok("torch.nn.Module.train (implicit)")
                 defs += step.defs
@@ -873,7 +873,13 @@ class TrainingPass:
         return {"slice": in_slice, "region": region, "defs": defs, "call": call_stmt, "at": at,
                 "n_losses": len(recvs)}
 
+    def _mode_settled(self, before) -> set[str]:
+        """Models built in ``before`` whose mode the mode pass settled (a Cell whose result does not depend on it)."""
+        settled = self.ctx.facts.mode_settled
+        return {settled[id(s)] for s in before if id(s) in settled}
+
     def _mode(self, models, before):
+        models = set(models) - self._mode_settled(before)
         text = "".join(code(s) for s in before)
         if any(_sets_mode(code(s)) and not _self_path_in(code(s)) for s in before):
             return []  # the script sets the mode itself (model.train() / model.eval())

@@ -451,13 +451,28 @@ class Rewriter(Parens, Transformer):
         else:
             out = None
         try:
-            new = Call(updated, entry).convert()
+            call = Call(updated, entry)
+            call.dtype_of = self._dtype_of(original, entry)
+            new = call.convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)
         if out is not None:
             new = cst.Call(func=cst.Attribute(value=out.value, attr=cst.Name("copy_")), args=[cst.Arg(new)])
         self._ok(api, new)
         return new
+
+    def _dtype_of(self, original: cst.Call, entry, receiver=None):
+        """The dtype evidence of the source call's arguments by torch name ("self": the receiver), judged on the
+        source nodes (the converted ones no longer name torch)."""
+        def of(name: str) -> str:
+            if name == "self" and receiver is not None:
+                return self.resolver.dtype(receiver)
+            try:
+                bound = Call(original, entry, receiver=receiver).bound
+            except Unsupported:
+                return UNKNOWN
+            return self.resolver.dtype(bound.get(name))
+        return of
 
     def _method(self, original: cst.Call, updated: cst.Call):
         name = original.func.attr.value
@@ -496,6 +511,7 @@ class Rewriter(Parens, Transformer):
             else:
                 call = Call(updated, entry, receiver=updated.func.value)
                 call.is_device = self._is_device
+                call.dtype_of = self._dtype_of(original, entry, receiver=original.func.value)
                 call.receiver_is_tensor = receiver == YES
                 new = call.convert()
         except Unsupported as exc:

@@ -9,7 +9,7 @@ from tests.api.cases import HEADER
 from tests.fuzz.engine import converted, run_example
 from tests.fuzz.families import copy_weights
 from tests.fuzz.strategies import Example
-from tests.harness import Case, assert_unsupported, rng_array, run_case
+from tests.harness import Case, assert_unsupported, rng_array, run_case, run_case_loud
 
 I32 = {"x": np.array([0, -1, 5, 7], dtype="int32")}
 I64 = {"x": np.array([[0, -1], [5, -8]], dtype="int64"), "y": np.array([[1, 2], [0, 3]], dtype="int64")}
@@ -33,16 +33,6 @@ CASES = [
     Case("operator <<=", f"{HEADER}# @run\nx <<= 1\nout = x\n", inputs=I64, id="x <<= 1"),
     Case("operator ^", f"{HEADER}# @run\nout = 2 ^ x\n", inputs=I64, id="2 ^ x"),
     Case("operator &", f"{HEADER}# @run\nout = 6 & x\n", inputs=I64, id="6 & x"),
-    # mixed dtypes: torch promotes, MindSpore's Concat kernel rejects the mix
-    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n", inputs=MIX, id="cat int64+float32"),
-    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat((x, y), dim=1)\n", inputs=MIX, id="cat dim=1"),
-    Case("torch.stack", f"{HEADER}# @run\nout = torch.stack([x, y])\n", inputs=MIX, id="stack int64+float32"),
-    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n",
-         inputs={"x": np.array([True, False]), "y": np.array([3, 4], dtype="int32")}, id="cat bool+int32"),
-    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n",
-         inputs={"x": np.array([1.5], dtype="float16"), "y": np.array([2.25], dtype="float64")}, id="cat f16+f64"),
-    Case("torch.hstack", f"{HEADER}# @run\nout = torch.hstack([x, y])\n", inputs=MIX, id="hstack mixed"),
-    Case("torch.vstack", f"{HEADER}# @run\nout = torch.vstack([x, y])\n", inputs=MIX, id="vstack mixed"),
     # a broadcast weight: MindSpore's kernel read past it (-1.3e23 where torch gave 0.51)
     Case("torch.nn.functional.binary_cross_entropy",
          f"{HEADER}# @run\nout = F.binary_cross_entropy(x, t, weight=w)\n",
@@ -80,13 +70,9 @@ CASES = [
     Case("torch.argmin", f"{HEADER}# @run\nout = torch.argmin(x, keepdim=True)\n", inputs={"x": rng_array(3, 2)},
          id="torch.argmin keepdim no dim"),
     Case("Tensor.argmax", f"{HEADER}# @run\nout = x.argmax(1)\n", inputs={"x": rng_array(2, 5)}, id="argmax dim"),
-    # float methods of integer/bool tensors: torch computes in float32, MindSpore's CPU kernels refused them
-    Case("Tensor.sin", f"{HEADER}# @run\nout = x.sin()\n", inputs=I32, id="sin int32"),
-    Case("Tensor.exp", f"{HEADER}# @run\nout = x.exp()\n", inputs=B, id="exp bool"),
+    # float methods of bool tensors: torch computes in float32, MindSpore's sinc gave nan (silent: guarded)
     Case("Tensor.sinc", f"{HEADER}# @run\nout = x.sinc()\n", inputs=B, id="sinc bool (was nan)"),
     Case("torch.sinc", f"{HEADER}# @run\nout = torch.sinc(x)\n", inputs=B, id="torch.sinc bool (was nan)"),
-    Case("Tensor.logit", f"{HEADER}# @run\nout = x.logit(0.25)\n", inputs={"x": np.array([0, 1], dtype="int64")},
-         id="logit int64 eps"),
     # xlogy(0, y) is 0 in torch for y = 0 or y < 0; MindSpore gave nan (entropy terms 0 * log 0)
     Case("torch.xlogy", f"{HEADER}# @run\nout = torch.xlogy(x, y)\n",
          inputs={"x": np.array([0.0, 0.0, 0.0, 1.0, 2.0], dtype="float32"),
@@ -230,10 +216,6 @@ CASES = [
          id="float_power exponent="),
     Case("Tensor.floor_divide", f"{HEADER}# @run\nout = x.floor_divide(2)\n",
          inputs={"x": np.array([3.5, -3.5, 4.0], dtype="float32")}, id="floor_divide float scalar"),
-    Case("torch.exp", f"{HEADER}# @run\nout = (torch.exp(n), torch.log(n), torch.sigmoid(n), torch.tanh(n))\n",
-         inputs={"n": np.array([1, 2, 3], dtype="int64")}, id="exp/log/sigmoid/tanh int64"),
-    Case("torch.logsumexp", f"{HEADER}# @run\nout = torch.logsumexp(n, 1)\n",
-         inputs={"n": np.array([[1, 2], [3, 4]], dtype="int64")}, id="logsumexp int64"),
     # torch.special twins of entries fixed before: bool sinc was nan, xlogy(0, y <= 0) nan, vdot int32 summed to int64
     Case("torch.special.sinc", f"{HEADER}# @run\nout = torch.special.sinc(x)\n", inputs=B, id="special.sinc bool"),
     Case("torch.special.xlogy", f"{HEADER}# @run\nout = torch.special.xlogy(x, y)\n",
@@ -366,7 +348,6 @@ CASES = [
          id="rfftn dim int"),
     Case("torch.meshgrid", f"{HEADER}# @run\nout = torch.meshgrid([x, y], indexing='xy')\n",
          inputs={"x": np.array([1, 2]), "y": np.array([3, 4, 5])}, id="meshgrid list"),
-    Case("torch.row_stack", f"{HEADER}# @run\nout = torch.row_stack((x, y))\n", inputs=MIX, id="row_stack mixed"),
     Case("torch.hsplit", f"{HEADER}# @run\nout = torch.hsplit(x, 2)\n", inputs={"x": np.arange(4, dtype="int64")},
          id="hsplit 1-D"),
     Case("Tensor.hsplit", f"{HEADER}# @run\nout = (x.hsplit([1, 2]), y.hsplit(2))\n",
@@ -445,6 +426,38 @@ CASES = [
     Case("torch.nn.Linear", f"{HEADER}m = nn.Linear(4, 3)\n# @run\nm.weight.data[...] = w\nout = m(x)\n",
          inputs={"x": rng_array(2, 4), "w": rng_array(3, 4, seed=2)}, id="p.data[...] ="),
 ]
+
+
+
+# Found by the fuzzer, and LOUD in MindSpore 2.10 (issue 24): torch promotes mixed dtypes in cat/stack and computes
+# integer inputs of float functions in float32; MindSpore raises TypeError / a kernel error on them. A loud error on an
+# input the code never sees is acceptable, so the conversion writes the plain call; these cases prove it stays loud.
+LOUD = [
+    Case("torch.row_stack", f"{HEADER}# @run\nout = torch.row_stack((x, y))\n", inputs=MIX, id="row_stack mixed"),
+    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n", inputs=MIX, id="cat int64+float32"),
+    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat((x, y), dim=1)\n", inputs=MIX, id="cat dim=1"),
+    Case("torch.stack", f"{HEADER}# @run\nout = torch.stack([x, y])\n", inputs=MIX, id="stack int64+float32"),
+    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n",
+         inputs={"x": np.array([True, False]), "y": np.array([3, 4], dtype="int32")}, id="cat bool+int32"),
+    Case("torch.cat", f"{HEADER}# @run\nout = torch.cat([x, y])\n",
+         inputs={"x": np.array([1.5], dtype="float16"), "y": np.array([2.25], dtype="float64")}, id="cat f16+f64"),
+    Case("torch.hstack", f"{HEADER}# @run\nout = torch.hstack([x, y])\n", inputs=MIX, id="hstack mixed"),
+    Case("torch.vstack", f"{HEADER}# @run\nout = torch.vstack([x, y])\n", inputs=MIX, id="vstack mixed"),
+    Case("Tensor.sin", f"{HEADER}# @run\nout = x.sin()\n", inputs=I32, id="sin int32"),
+    Case("Tensor.exp", f"{HEADER}# @run\nout = x.exp()\n", inputs=B, id="exp bool"),
+    Case("Tensor.logit", f"{HEADER}# @run\nout = x.logit(0.25)\n", inputs={"x": np.array([0, 1], dtype="int64")},
+         id="logit int64 eps"),
+    Case("torch.exp", f"{HEADER}# @run\nout = (torch.exp(n), torch.log(n), torch.sigmoid(n), torch.tanh(n))\n",
+         inputs={"n": np.array([1, 2, 3], dtype="int64")}, id="exp/log/sigmoid/tanh int64"),
+    Case("torch.logsumexp", f"{HEADER}# @run\nout = torch.logsumexp(n, 1)\n",
+         inputs={"n": np.array([[1, 2], [3, 4]], dtype="int64")}, id="logsumexp int64"),
+]
+
+
+@pytest.mark.parametrize("case", LOUD, ids=str)
+def test_found_loud(case):
+    code = run_case_loud(case)
+    assert "_msm_promote" not in code and "is_floating_point" not in code
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -533,15 +546,16 @@ def test_module_mode_at_construction(ctor, run, inputs):
 
 
 def test_module_mode_check_can_fail():
-    """Without the injected set_train(True) the same case is a value mismatch: the check above can fail."""
+    """Without the set_train(True) line the script adds after the construction, the same case is a value mismatch:
+    the check above can fail."""
     ex = Example("bn", f"{HEADER}m = nn.BatchNorm1d(5)\n# @run\nout = m(x)\n", {"x": rng_array(4, 5)})
     code = converted(ex)
-    assert "nn.BatchNorm1d(5).set_train(True)" in code
+    assert "m = nn.BatchNorm1d(5)\nm.set_train(True)  # torch modules start in training mode\n" in code
     from tests.fuzz import engine
 
     key = ex.code
     real = engine._convert(key)
-    ms_code = real[0].replace(".set_train(True)", "")
+    ms_code = real[0].replace("m.set_train(True)  # torch modules start in training mode", "")
     setup, run = ms_code.split(engine.RUN_MARK, 1)
     engine._convert.cache_clear()
     try:
@@ -613,7 +627,7 @@ USER_MODE_CASES = [
     ("Net()", "out = m.block(x)\n"),
     ("Net()", "m.eval()\nout = m(x)\n"),  # .eval() later switches the whole tree
     ("Net()", "m.eval()\nm.train()\nout = m(x)\n"),
-    ("Net(freeze=True)", "out = m(x)\n"),  # a child set to eval in __init__ stays eval (torch: Module.__init__)
+    ("Net(freeze=True)", "out = m(x)\n"),  # a child set to eval in __init__ stays eval (the class sets its mode)
     ("Net(freeze=True)", "m.train()\nout = m(x)\n"),
     ("Wider()", "out = m(x)\n"),  # nn.Module.__init__(self) form, a user base
 ]
@@ -626,21 +640,26 @@ def _user_example(ctor, run):
 
 @pytest.mark.parametrize("ctor,run", USER_MODE_CASES, ids=[f"{c}:{r.strip()}" for c, r in USER_MODE_CASES])
 def test_user_cell_mode_at_construction(ctor, run):
-    """Issue 16 item 3: `self.set_train(True)` right after the converted super().__init__() (torch's Module.__init__
-    sets training=True on the module itself, before any child exists)."""
+    """Issue 16 item 3, issue 24: the script that builds the model sets its mode (`m.set_train(True)` after the
+    construction, which reaches every sub-cell), unless it sets the mode itself first; a Cell that switches a child
+    in its __init__ (Net(freeze=True)) sets its own mode right before that, and the script adds nothing."""
     ex = _user_example(ctor, run)
-    assert "super().__init__(); self.set_train(True)" in converted(ex)
+    code = converted(ex)
+    line = "m.set_train(True)  # torch modules start in training mode"
+    sets_itself = run.startswith(("m.eval", "m.train")) or ctor.startswith("Net")
+    assert (line in code) == (not sets_itself), code
+    assert code.count("self.set_train(True)") == 1, code  # only Net, which switches a child in __init__
     outcome = run_example(ex, copy_weights(ex))
     assert outcome.kind == "match", (outcome, converted(ex))
 
 
 def test_user_cell_mode_check_can_fail():
-    """Without the injected line a user Cell runs its inference branch: the check above can fail."""
+    """Without the script's line a user Cell runs its inference branch: the check above can fail."""
     from tests.fuzz import engine
 
     ex = _user_example("Block(3)", "out = m(x)\n")
     real = engine._convert(ex.code)
-    ms_code = real[0].replace("self.set_train(True)  # torch modules start in training mode", "pass")
+    ms_code = real[0].replace("m.set_train(True)  # torch modules start in training mode", "pass")
     assert ms_code != real[0]
     setup, run = ms_code.split(engine.RUN_MARK, 1)
     original = engine._convert

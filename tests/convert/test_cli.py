@@ -34,7 +34,7 @@ def test_directory_is_mirrored_and_source_untouched(project, tmp_path):
     out = tmp_path / "ms"
     r = msmigrate("convert", project, "-o", out, "--report", tmp_path / "r.json", "--jobs", "2")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (out / "models" / "unet.py").read_text().startswith('"""A small U-Net."""\nimport mindspore as ms\nfrom mindspore import nn, ops\n')
+    assert (out / "models" / "unet.py").read_text().startswith('"""A small U-Net."""\nfrom mindspore import nn, ops\n')
     assert (out / "README.txt").read_text() == "notes\n"
     assert _snapshot(project) == before
     report = json.loads((tmp_path / "r.json").read_text())

@@ -75,7 +75,8 @@ def test_summary_matches_the_report(page):
     assert cards["converted"] == str(report["converted"])
     assert cards["unsupported"] == str(len(report["unsupported"]))
     assert cards["failed to convert"] == "1"
-    assert cards["conversion rate"] == f"{report['conversion_rate']:.1%}"
+    # the page formats the exact rate (the JSON's is rounded to 4 digits: rounding it again can differ by 0.1%)
+    assert cards["conversion rate"] == f"{report['converted'] / report['api_calls']:.1%}"
     body = "".join(parser.text)
     for u in report["unsupported"]:  # each unsupported use, where it is and why
         where = f"{u['file']}:cell {u['cell']}:line {u['line']}" if "cell" in u else f"{u['file']}:{u['line']}"

@@ -11,26 +11,6 @@ import mindspore.dataset as ds
 from data import CrackDataset
 from model import CrackUNet
 
-def _msm_promote(tensors):
-    """cat/stack of mixed dtypes promote as in PyTorch (bool < integers < floats, the wider wins); MindSpore needs one."""
-    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
-    ranks = []
-    for t in tensors:
-        rank = 0
-        for i in range(len(order)):
-            if t.dtype == order[i]:
-                rank = i
-        ranks.append(rank)
-    top = max(ranks)
-    if top == min(ranks):
-        return list(tensors)
-    to = order[top]
-    if top == 7 and 6 in ranks:  # float16 with bfloat16
-        to = ms.float32
-    if top == 2 and 1 in ranks:  # int8 with uint8
-        to = ms.int16
-    return [t.astype(to) for t in tensors]
-
 
 def load_checkpoint_dict(path):
     """Loads what save_checkpoint_dict or ms.save_checkpoint wrote (written by msmigrate) as a dict: state dicts
@@ -83,7 +63,7 @@ def crack_metrics(logits, masks, threshold=0.5):
     iou: crack-class IoU, f1: crack-class F1 (= Dice), miou: mean of crack and background IoU.
     A pixel is predicted as crack when sigmoid(logit) > threshold.
     """
-    pred = (ops.sigmoid((logits if logits.is_floating_point() else logits.float())) > threshold).float()
+    pred = (ops.sigmoid(logits) > threshold).float()
     tp = (pred * masks).sum()
     fp = (pred * (1.0 - masks)).sum()
     fn = ((1.0 - pred) * masks).sum()
@@ -105,7 +85,7 @@ def evaluate(model, dataset, batch_size=32, threshold=0.5):
     for images, masks in loader:
         all_logits.append(model(images))
         all_masks.append(masks)
-    return crack_metrics(ops.cat(_msm_promote(all_logits)), ops.cat(_msm_promote(all_masks)), threshold)
+    return crack_metrics(ops.cat(all_logits), ops.cat(all_masks), threshold)
 
 
 def format_metrics(metrics):
@@ -124,6 +104,7 @@ def main():
     args = parser.parse_args()
 
     model = CrackUNet()
+    model.set_train(True)  # torch modules start in training mode
     load_params(model, load_checkpoint_dict(args.checkpoint))
     metrics = evaluate(model, CrackDataset(args.n, size=args.size, seed=args.seed),
                        args.batch_size, args.threshold)

@@ -6,14 +6,6 @@ and return a scalar tensor.
 import mindspore as ms
 from mindspore import nn, ops
 
-def _msm_l1_loss(input, target, reduction="mean"):
-    """l1_loss as in PyTorch: reduction='sum' of integer inputs sums in int64 (MindSpore keeps int32)."""
-    if reduction == "sum":
-        d = ops.abs(input - target)
-        if d.dtype in (ms.int8, ms.int16, ms.int32, ms.uint8):
-            return ops.sum(d.astype(ms.int64))
-    return ops.l1_loss(input, target, reduction=reduction)
-
 
 class EdgeAwareLoss(nn.Cell):
     """weight * L1 distance between the Sobel edges of sigmoid(logits) and of the mask.
@@ -23,7 +15,7 @@ class EdgeAwareLoss(nn.Cell):
     """
 
     def __init__(self, weight=0.1):
-        super().__init__(); self.set_train(True)  # torch modules start in training mode
+        super().__init__()
         kernels = ms.Tensor([
             [[[-1.0, 0.0, 1.0], [-2.0, 0.0, 2.0], [-1.0, 0.0, 1.0]]],   # horizontal gradient
             [[[-1.0, -2.0, -1.0], [0.0, 0.0, 0.0], [1.0, 2.0, 1.0]]],   # vertical gradient
@@ -33,20 +25,20 @@ class EdgeAwareLoss(nn.Cell):
         self.weight = weight
 
     def construct(self, logits, mask):
-        edge_pred = self.sobel(ops.sigmoid((logits if logits.is_floating_point() else logits.float())))
+        edge_pred = self.sobel(ops.sigmoid(logits))
         edge_true = self.sobel(mask)
-        return self.weight * _msm_l1_loss(edge_pred, edge_true, 'mean')
+        return self.weight * ops.l1_loss(edge_pred, edge_true)
 
 
 class DiceLoss(nn.Cell):
     """1 - soft Dice coefficient of sigmoid(logits) and the mask, averaged over the batch."""
 
     def __init__(self, smooth=1.0):
-        super().__init__(); self.set_train(True)  # torch modules start in training mode
+        super().__init__()
         self.smooth = smooth
 
     def construct(self, logits, mask):
-        probs = ops.sigmoid((logits if logits.is_floating_point() else logits.float()))
+        probs = ops.sigmoid(logits)
         intersection = (probs * mask).sum(dim=(1, 2, 3))
         total = probs.sum(dim=(1, 2, 3)) + mask.sum(dim=(1, 2, 3))
         dice = (2.0 * intersection + self.smooth) / (total + self.smooth)
@@ -60,7 +52,7 @@ class CrackLoss(nn.Cell):
     """
 
     def __init__(self, edge_weight=0.1, dice_weight=1.0):
-        super().__init__(); self.set_train(True)  # torch modules start in training mode
+        super().__init__()
         self.bce = nn.BCEWithLogitsLoss()
         self.dice = DiceLoss()
         self.edge = EdgeAwareLoss(weight=edge_weight)

@@ -1,39 +1,18 @@
 """CrackUNet: a small U-Net for binary road-crack segmentation."""
-import mindspore as ms
 from mindspore import nn, ops
-
-def _msm_promote(tensors):
-    """cat/stack of mixed dtypes promote as in PyTorch (bool < integers < floats, the wider wins); MindSpore needs one."""
-    order = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64)
-    ranks = []
-    for t in tensors:
-        rank = 0
-        for i in range(len(order)):
-            if t.dtype == order[i]:
-                rank = i
-        ranks.append(rank)
-    top = max(ranks)
-    if top == min(ranks):
-        return list(tensors)
-    to = order[top]
-    if top == 7 and 6 in ranks:  # float16 with bfloat16
-        to = ms.float32
-    if top == 2 and 1 in ranks:  # int8 with uint8
-        to = ms.int16
-    return [t.astype(to) for t in tensors]
 
 
 class DoubleConv(nn.Cell):
     """(3x3 conv -> BatchNorm -> ReLU) twice; keeps the spatial size."""
 
     def __init__(self, in_channels, out_channels):
-        super().__init__(); self.set_train(True)  # torch modules start in training mode
+        super().__init__()
         self.block = nn.SequentialCell(
             nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels).set_train(True),
+            nn.BatchNorm2d(out_channels),
             nn.ReLU(),
             nn.Conv2d(out_channels, out_channels, kernel_size=3, padding=1, has_bias=False, pad_mode='pad'),
-            nn.BatchNorm2d(out_channels).set_train(True),
+            nn.BatchNorm2d(out_channels),
             nn.ReLU(),
         )
 
@@ -49,7 +28,7 @@ class CrackUNet(nn.Cell):
     """
 
     def __init__(self, in_channels=3, n_classes=1, base=16, depth=3, dropout=0.1):
-        super().__init__(); self.set_train(True)  # torch modules start in training mode
+        super().__init__()
         widths = [base * 2 ** i for i in range(depth)]
         self.encoders = nn.CellList()
         channels = in_channels
@@ -59,7 +38,7 @@ class CrackUNet(nn.Cell):
         self.pool = nn.MaxPool2d(2, stride=2, pad_mode='valid')
         self.bottleneck = nn.SequentialCell(
             DoubleConv(channels, channels * 2),
-            nn.Dropout2d(dropout).set_train(True),
+            nn.Dropout2d(dropout),
         )
         channels = channels * 2
         self.upsamples = nn.CellList()
@@ -80,6 +59,6 @@ class CrackUNet(nn.Cell):
         x = self.bottleneck(x)
         for upsample, decoder, skip in zip(self.upsamples, self.decoders, reversed(skips)):
             x = upsample(x)
-            x = ops.cat(_msm_promote([skip, x]), axis=1)
+            x = ops.cat([skip, x], axis=1)
             x = decoder(x)
         return self.head(x)

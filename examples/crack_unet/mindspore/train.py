@@ -104,6 +104,7 @@ def main():
     train_set = CrackDataset(args.n_train, size=args.size, seed=args.seed)
     loader = ds.GeneratorDataset(train_set, column_names=[f"column_{i}" for i in range(len(train_set[0]))] if isinstance(train_set[0], tuple) else ["column_0"], shuffle=True).batch(args.batch_size, drop_remainder=True)
     model = CrackUNet()
+    model.set_train(True)  # torch modules start in training mode
     if args.init:  # start from given weights (e.g. the same initial weights in both frameworks)
         load_params(model, load_checkpoint_dict(args.init))
     criterion = CrackLoss(edge_weight=args.edge_weight)

@@ -21,7 +21,6 @@ def _msmigrate_bn_base_init(self, cls, num_features, eps, momentum, affine, trac
     cls.__init__(self, num_features, eps=eps, momentum=1 - momentum, affine=affine, **extra)
     self.momentum, self.affine, self.track_running_stats = momentum, affine, track_running_stats
     self.num_batches_tracked = None  # MindSpore keeps no count (only momentum=None reads it, refused above)
-    self.set_train(True)  # torch modules start in training mode
 
 
 class _MsmigrateBatchNorm1d(nn.BatchNorm1d):

@@ -1,7 +1,6 @@
 def _msmigrate_value_Dropout(p=0.5, inplace=False):
-    """torch.nn.Dropout used as a value: MindSpore's first argument is keep_prob, so p goes by keyword; torch
-    modules start in training mode."""
-    return nn.Dropout(p=p).set_train(True)
+    """torch.nn.Dropout used as a value: MindSpore's first argument is keep_prob, so p goes by keyword."""
+    return nn.Dropout(p=p)
 
 
 def _msmigrate_value_MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
@@ -32,8 +31,8 @@ def _msmigrate_value_AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=Fa
 def _msmigrate_value_BatchNorm3d(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
                                  device=None, dtype=None):
     """torch.nn.BatchNorm3d used as a value (torchvision's ``norm_layer=torch.nn.BatchNorm3d``, ``partial(nn.BatchNorm3d,
-    eps=0.001, momentum=0.001)``): MindSpore's momentum is 1 - torch's; torch modules start in training mode."""
+    eps=0.001, momentum=0.001)``): MindSpore's momentum is 1 - torch's."""
     if momentum is None:
         raise NotImplementedError("BatchNorm momentum=None (a cumulative moving average) has no MindSpore equivalent")
     extra = {} if track_running_stats else {"use_batch_statistics": True}
-    return nn.BatchNorm3d(num_features, eps=eps, momentum=1 - momentum, affine=affine, **extra).set_train(True)
+    return nn.BatchNorm3d(num_features, eps=eps, momentum=1 - momentum, affine=affine, **extra)
