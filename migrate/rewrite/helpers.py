@@ -88,6 +88,14 @@ def _msm_l1_loss(input, target, reduction="mean"):
             return ops.sum(d.astype(ms.int64))
     return ops.l1_loss(input, target, reduction=reduction)
 ''',
+    "_msm_out": '''
+def _msm_out(out, value):
+    """out= as in PyTorch: the result is written into the tensor out (each tensor of a tuple out), which takes the
+    result's shape (torch resizes it) and keeps its own dtype (torch casts into it); out itself is returned."""
+    if isinstance(out, (tuple, list)):
+        return tuple(_msm_out(o, v) for o, v in zip(out, value))
+    return out.assign_value(value.astype(out.dtype))
+''',
 }
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 
@@ -117,7 +125,8 @@ def used_apis(rewriter) -> bool:
     global _APIS
     if _APIS is None:
         _APIS = _helper_apis()
-    return any(rewriter.apis.get(api) for api in _APIS) or any(rewriter.apis.get(op) for op in PASS_USES)
+    return (getattr(rewriter, "msm_helpers", False) or any(rewriter.apis.get(api) for api in _APIS)
+            or any(rewriter.apis.get(op) for op in PASS_USES))
 
 
 def may_need(source: str) -> bool:

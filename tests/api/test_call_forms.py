@@ -1,0 +1,77 @@
+"""Call forms real code writes that the signature-driven cases never made (issue 30): ``out=`` (same shape, other
+shape, other dtype, a tuple), ``inplace=True`` on functional calls, in-place ``_foreach_*_`` results. Each ran and
+gave other numbers (or another shape or dtype) than torch before its fix; each compares both frameworks."""
+import numpy as np
+import pytest
+
+from tests.api.cases import HEADER
+from tests.harness import Case, rng_array, run_case
+
+X = {"x": rng_array(3, 4), "y": rng_array(3, 4, seed=1)}
+I = {"i": rng_array(3, 4, dtype="int64", low=-3, high=4)}
+
+OUT = [
+    # same shape: the result is written into out, aliases of out see it, the call returns out
+    ("torch.add", "o = torch.zeros(3, 4)\nalias = o\nr = torch.add(x, y, out=o)\nout = (r, o, alias)"),
+    # other shape: torch resizes out (copy_ broadcast into it, or left an empty out empty)
+    ("torch.exp", "o = torch.tensor([])\nr = torch.exp(x, out=o)\nout = (r, o)"),
+    ("torch.mv", "o = torch.zeros(2, 2)\nr = torch.mv(x, y[0], out=o)\nout = (r, o)"),
+    ("torch.sum", "o = torch.zeros(3, 4)\nr = torch.sum(x, 1, True, out=o)\nout = (r, o)"),
+    ("torch.masked_select", "o = torch.tensor([])\nr = torch.masked_select(x, x > 0, out=o)\nout = (r, o)"),
+    # other dtype: out keeps its dtype (torch casts the result into it)
+    ("torch.add", "o = torch.zeros(3, 4, dtype=torch.float64)\nr = torch.add(x, y, out=o)\nout = (r, o)"),
+    ("torch.add", "o = torch.zeros(3, 4)\nr = torch.add(i, i, out=o)\nout = (r, o)"),
+    ("torch.mul", "o = torch.empty(0, dtype=torch.float64)\nr = torch.mul(x, 2, out=o)\nout = (r, o)"),
+    # a tuple out (a literal or a name), and an out that is a fresh tensor
+    ("torch.max", "v, j = torch.tensor([]), torch.tensor([], dtype=torch.int64)\nr = torch.max(x, 1, out=(v, j))\n"
+                  "out = (tuple(r), v, j)"),
+    ("torch.sort", "pair = (torch.tensor([]), torch.tensor([], dtype=torch.int64))\nr = torch.sort(x, out=pair)\n"
+                   "out = (tuple(r), pair)"),
+    ("torch.exp", "out = torch.exp(x, out=torch.tensor([]))"),
+    # out=None is torch's default
+    ("torch.exp", "out = torch.exp(x, out=None)"),
+]
+
+
+@pytest.mark.parametrize("api,run", OUT, ids=[r.split("\n")[-2] if "\n" in r else r for _, r in OUT])
+def test_out(api, run):
+    run_case(Case(api, f"{HEADER}# @run\n{run}\n", inputs={**X, **I}, id=run))
+
+
+INPLACE = [
+    ("torch.nn.functional.relu", "r = F.relu(x, inplace=True)"),
+    ("torch.nn.functional.relu", "F.relu(x, True)"),
+    ("torch.nn.functional.relu6", "r = F.relu6(x, inplace=True)"),
+    ("torch.nn.functional.leaky_relu", "r = F.leaky_relu(x, 0.2, True)"),
+    ("torch.nn.functional.leaky_relu", "r = F.leaky_relu(input=x, inplace=True)"),
+    ("torch.nn.functional.hardtanh", "r = F.hardtanh(x, -0.5, 0.5, True)"),
+    ("torch.nn.functional.elu", "r = F.elu(x, inplace=True)"),
+    ("torch.nn.functional.selu", "r = F.selu(x, inplace=True)"),
+    ("torch.nn.functional.celu", "r = F.celu(x, inplace=True)"),
+    ("torch.nn.functional.silu", "r = F.silu(x, inplace=True)"),
+    ("torch.nn.functional.hardswish", "r = F.hardswish(x, inplace=True)"),
+    ("torch.nn.functional.hardsigmoid", "r = F.hardsigmoid(x, inplace=True)"),
+    ("torch.nn.functional.mish", "r = F.mish(x, inplace=True)"),
+    ("torch.nn.functional.rrelu", "r = F.rrelu(x, training=False, inplace=True)"),
+    ("torch.nn.functional.dropout", "r = F.dropout(x, 0.5, False, True)"),
+    ("torch.nn.functional.threshold", "r = F.threshold(x, 0.1, 20.0, True)"),
+    # the flag known only when it runs
+    ("torch.nn.functional.relu", "def f(t, flag):\n    return F.relu(t, inplace=flag)\nr = f(x, True)\ns = f(y, False)"),
+    # a fresh value: nothing else sees it, the result is all there is
+    ("torch.nn.functional.relu", "r = F.relu(x * 2, inplace=True)"),
+]
+
+
+@pytest.mark.parametrize("api,run", INPLACE, ids=[r for _, r in INPLACE])
+def test_inplace_functional(api, run):
+    """torch writes the result into the input: the input name (and its aliases) sees it after the call."""
+    names = "out = (x, y, alias" + (", r" if "r = " in run else "") + (", s" if "s = " in run else "") + ")"
+    run_case(Case(api, f"{HEADER}# @run\nalias = x\n{run}\n{names}\n", inputs=X, id=run,
+                  rtol=1e-5, atol=1e-5, why_tolerance="transcendental activations (elu, mish) differ by an ulp"))
+
+
+@pytest.mark.parametrize("op", ["abs", "neg", "sqrt", "exp", "zero"])
+def test_foreach_inplace_returns_the_list(op):
+    """torch._foreach_*_ returns the list it updated (the same list object), not None."""
+    run_case(Case(f"torch._foreach_{op}_", f"{HEADER}# @run\nxs = [x.abs(), y.abs()]\nr = torch._foreach_{op}_(xs)\n"
+                  "out = (r, xs, r is xs)\n", inputs=X, id=op, rtol=1e-5, atol=1e-6))
