@@ -525,6 +525,7 @@ class Rewriter(Parens, Transformer):
                 call = Call(updated, entry, receiver=updated.func.value)
                 call.is_device = self._is_device
                 call.receiver_is_tensor = receiver == YES
+                call.is_statement = id(original) in self._statement_calls
                 new = call.convert()
         except Unsupported as exc:
             if not (isinstance(exc, Misfit) and receiver != YES):

@@ -75,3 +75,32 @@ def test_foreach_inplace_returns_the_list(op):
     """torch._foreach_*_ returns the list it updated (the same list object), not None."""
     run_case(Case(f"torch._foreach_{op}_", f"{HEADER}# @run\nxs = [x.abs(), y.abs()]\nr = torch._foreach_{op}_(xs)\n"
                   "out = (r, xs, r is xs)\n", inputs=X, id=op, rtol=1e-5, atol=1e-6))
+
+
+OTHER = [
+    # the in-place flag setter's value is the tensor, as torch returns it (was None: setattr's value)
+    ("Parameter.requires_grad_", "r = x.requires_grad_()\nout = r", X),
+    ("Parameter.requires_grad_", "r = (x * 2).requires_grad_(True)\nout = r", X),
+    # cartesian_prod of one tensor is that tensor (MindSpore's gives an (n, 1) column)
+    ("torch.cartesian_prod", "out = torch.cartesian_prod(x[0])", X),
+    ("torch.cartesian_prod", "ts = [x[0]]\nout = torch.cartesian_prod(*ts)", X),
+    ("torch.cartesian_prod", "ts = [x[0, :2], y[0, :3]]\nout = torch.cartesian_prod(*ts)", X),
+    # Softmin without dim: torch's implicit, rank-dependent dim (MindSpore's raised)
+    ("torch.nn.Softmin", "m = nn.Softmin()\nout = (m(x), m(x[0]), m(x[None]))", X),
+    ("torch.nn.Softmin", "m = nn.Softmin(dim=None)\nout = m(x)", X),
+    # Python complex literals: torch infers complex64, MindSpore's Tensor complex128
+    ("torch.tensor", "out = torch.tensor([1 + 2j, -3 + 4j])", {}),
+    ("torch.conj_physical", "out = torch.conj_physical(torch.tensor([[-1 + 1j, 3 - 3j]]))", {}),
+    # an in-place op on a fresh tensor keeps that tensor's dtype (the out-of-place op gives bool)
+    ("Tensor.logical_not_", "out = torch.tensor([0., 1., 10., 0.]).logical_not_()", {}),
+    ("Tensor.eq_", "out = (x * 2).eq_(x + x)", X),
+    # size_average=None / reduce=None are torch's defaults, not the deprecated options
+    ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
+                                          "out = m(x, (y > 0).float())", X),
+    ("torch.nn.functional.mse_loss", "out = F.mse_loss(x, y, size_average=None, reduce=None, reduction='sum')", X),
+]
+
+
+@pytest.mark.parametrize("api,run,inputs", OTHER, ids=[r for _, r, _ in OTHER])
+def test_other_forms(api, run, inputs):
+    run_case(Case(api, f"{HEADER}# @run\n{run}\n", inputs=inputs, id=run))
