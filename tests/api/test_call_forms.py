@@ -94,6 +94,13 @@ OTHER = [
     # an in-place op on a fresh tensor keeps that tensor's dtype (the out-of-place op gives bool)
     ("Tensor.logical_not_", "out = torch.tensor([0., 1., 10., 0.]).logical_not_()", {}),
     ("Tensor.eq_", "out = (x * 2).eq_(x + x)", X),
+    # take_along_dim broadcasts input and indices (MindSpore's gather_elements gave the index's (1, 1) shape)
+    ("torch.take_along_dim", "out = torch.take_along_dim(x, torch.tensor([[0]]), dim=0)", X),
+    ("Tensor.take_along_dim", "out = x.take_along_dim(torch.tensor([[1], [0], [2]]), -1)", X),
+    ("Tensor.take_along_dim", "out = x[None].take_along_dim(torch.tensor([[[2, 0, 1, 0]]]), 1)", X),
+    # pinv(hermitian=True) of a batch (MindSpore's hermitian kernel gave a (2, 2) result for (2, 3, 3))
+    ("torch.linalg.pinv", "a = x[:, :3]\nb = a @ a.T + torch.eye(3)\n"
+                          "out = torch.linalg.pinv(torch.stack([b, 2 * b]), hermitian=True)", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
