@@ -100,6 +100,8 @@ def main(argv=None) -> int:
                     "non-empty shapes, finite ordinary values (which loud findings a real program hits)")
     ap.add_argument("--opinfo", action="store_true", help="fuzz the function entries on PyTorch's OpInfo sample inputs "
                     "(plain, out= and in-place forms; needs the expecttest package) instead of the generator")
+    ap.add_argument("--subset", default="", help="with --report-only: a line saying which targets and forms the "
+                    "records cover (a report of a subset says so)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.report_only is not None:
@@ -119,6 +121,8 @@ def main(argv=None) -> int:
         common = None
         if args.common_results and Path(args.common_results).exists():
             common = [json.loads(line) for line in Path(args.common_results).read_text().splitlines()]
+        if args.subset:
+            note = f"subset: {args.subset}" + (f"; {note}" if note else "")
         write_report(list(records.values()), Path(args.report), args.n,
                      sum(r.get("seconds", 0) for r in records.values()), common, note)
         return 0
