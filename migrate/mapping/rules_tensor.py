@@ -341,3 +341,22 @@ def tensor_literal_dtype(call) -> None:
 
 tensor_literal_dtype.reads = ("data",)  # a dtype given through ** passes on as written
 RULES["tensor_literal_dtype"] = tensor_literal_dtype
+
+
+def bce_one_element(call) -> None:
+    """F.binary_cross_entropy: MindSpore 2.10's CPU kernel doubles a 'mean' or 'sum' over one element (an input of
+    shape (), (1,) or (1, 1): 1.68 where torch gives 0.84, measured); the elementwise losses are right, so a literal
+    'mean' (the default) or 'sum' reduces them itself. A reduction known only when it runs, or ``**options``, keeps
+    MindSpore's reduction."""
+    if call.forwarded:
+        return
+    reduction = call.literal("reduction", absent="mean")
+    if reduction not in ("mean", "sum"):
+        return
+    x, t = code(call.bound["input"]), code(call.bound["target"])
+    w = f", weight=ops.broadcast_to({code(call.bound['weight'])}, {x}.shape)" if "weight" in call.bound else ""
+    call.replacement = expr(f"ops.binary_cross_entropy({x}, {t}{w}, reduction='none').{reduction}()")
+
+
+bce_one_element.reads = ()  # it writes the whole call only when no ** mapping is given
+RULES["bce_one_element"] = bce_one_element

@@ -101,6 +101,12 @@ OTHER = [
     # pinv(hermitian=True) of a batch (MindSpore's hermitian kernel gave a (2, 2) result for (2, 3, 3))
     ("torch.linalg.pinv", "a = x[:, :3]\nb = a @ a.T + torch.eye(3)\n"
                           "out = torch.linalg.pinv(torch.stack([b, 2 * b]), hermitian=True)", X),
+    # binary_cross_entropy over one element: MindSpore's mean/sum doubled it
+    ("torch.nn.functional.binary_cross_entropy", "out = F.binary_cross_entropy(x[0, :1].sigmoid(), y[0, :1].sigmoid())", X),
+    ("torch.nn.functional.binary_cross_entropy", "out = F.binary_cross_entropy(x[0, 0].sigmoid(), y[0, 0].sigmoid(), "
+                                                 "reduction='sum')", X),
+    ("torch.nn.functional.binary_cross_entropy", "out = F.binary_cross_entropy(x.sigmoid(), y.sigmoid(), "
+                                                 "weight=y[0].abs())", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
