@@ -107,6 +107,9 @@ OTHER = [
                                                  "reduction='sum')", X),
     ("torch.nn.functional.binary_cross_entropy", "out = F.binary_cross_entropy(x.sigmoid(), y.sigmoid(), "
                                                  "weight=y[0].abs())", X),
+    # calculate_gain of linear / conv / sigmoid is the int 1 (a tensor of it is int64)
+    ("torch.nn.init.calculate_gain", "out = torch.tensor(torch.nn.init.calculate_gain('linear'))", {}),
+    ("torch.nn.init.calculate_gain", "out = torch.tensor(torch.nn.init.calculate_gain('conv2d'))", {}),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
