@@ -107,6 +107,12 @@ def _msm_take_along_dim(input, indices, dim):
             shape_x[d] = shape_i[d] = max(shape_x[d], shape_i[d])
     return ops.gather_elements(ops.broadcast_to(input, tuple(shape_x)), dim, ops.broadcast_to(indices, tuple(shape_i)))
 ''',
+    "_msm_signbit": '''
+def _msm_signbit(x):
+    """signbit as in PyTorch: the sign bit, also of -0.0 and -nan (MindSpore's kernel answers False for -0.0)."""
+    bits = {ms.float16: ms.int16, ms.bfloat16: ms.int16, ms.float32: ms.int32, ms.float64: ms.int64}.get(x.dtype)
+    return x.view(bits) < 0 if bits is not None else x < 0
+''',
 }
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 

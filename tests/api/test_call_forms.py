@@ -110,6 +110,12 @@ OTHER = [
     # calculate_gain of linear / conv / sigmoid is the int 1 (a tensor of it is int64)
     ("torch.nn.init.calculate_gain", "out = torch.tensor(torch.nn.init.calculate_gain('linear'))", {}),
     ("torch.nn.init.calculate_gain", "out = torch.tensor(torch.nn.init.calculate_gain('conv2d'))", {}),
+    # signbit of -0.0 (and -nan) is True (MindSpore's kernel answered False), with out= as well
+    ("torch.signbit", "out = torch.signbit(torch.tensor([-0., 1.1, -2.1, 0., float('-nan'), float('-inf')]))", {}),
+    ("torch.signbit", "o = torch.tensor([], dtype=torch.bool)\nr = torch.signbit(out=o, input=x.double() * 0 - 0.0)\n"
+                      "out = (r, o)", X),
+    ("torch.signbit", "out = torch.signbit(i)", I),
+    ("Tensor.signbit", "out = (x * 0 - 0.0).signbit()", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
