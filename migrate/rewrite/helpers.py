@@ -113,6 +113,19 @@ def _msm_signbit(x):
     bits = {ms.float16: ms.int16, ms.bfloat16: ms.int16, ms.float32: ms.int32, ms.float64: ms.int64}.get(x.dtype)
     return x.view(bits) < 0 if bits is not None else x < 0
 ''',
+    "_msm_broadcast": '''
+def _msm_broadcast(*tensors):
+    """The tensors broadcast to one shape, as torch's kernels broadcast them (MindSpore's cross and polar read
+    past a smaller operand: other numbers, measured)."""
+    rank = max(t.ndim for t in tensors)
+    shape = [1] * rank
+    for t in tensors:
+        for i, d in enumerate(t.shape):
+            j = rank - t.ndim + i
+            if shape[j] == 1:
+                shape[j] = d
+    return [ops.broadcast_to(t, tuple(shape)) for t in tensors]
+''',
 }
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 

@@ -116,6 +116,11 @@ OTHER = [
                       "out = (r, o)", X),
     ("torch.signbit", "out = torch.signbit(i)", I),
     ("Tensor.signbit", "out = (x * 0 - 0.0).signbit()", X),
+    # cross and polar broadcast their operands (MindSpore's kernels read past the smaller one)
+    ("torch.cross", "a = torch.tensor([[1.0, -2.0, 0.5]])\nb = x[:, :3]\nout = torch.cross(a, b, dim=-1)", X),
+    ("torch.cross", "out = torch.cross(x[:1, :3], y[:, :3], 1)", X),
+    ("torch.linalg.cross", "out = torch.linalg.cross(x[:, None, :3], y[None, :, :3])", X),
+    ("torch.polar", "out = torch.polar(x.abs()[:, None], y[None])", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
