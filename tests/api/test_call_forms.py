@@ -120,6 +120,8 @@ OTHER = [
     ("torch.cross", "a = torch.tensor([[1.0, -2.0, 0.5]])\nb = x[:, :3]\nout = torch.cross(a, b, dim=-1)", X),
     ("torch.cross", "out = torch.cross(x[:1, :3], y[:, :3], 1)", X),
     ("torch.linalg.cross", "out = torch.linalg.cross(x[:, None, :3], y[None, :, :3])", X),
+    ("Tensor.cross", "out = x[:1, :3].cross(y[:, :3], dim=1)", X),
+    ("Tensor.cross", "out = x[:, :3].cross(y[:, :3])", X),
     ("torch.polar", "out = torch.polar(x.abs()[:, None], y[None])", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
