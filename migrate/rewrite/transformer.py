@@ -567,6 +567,11 @@ class Rewriter(Parens, Transformer):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         updated = fix_attribute(updated)  # ``F.normalize(k).transpose``: the receiver a template wrote (Parens)
+        field = _RESULT_FIELDS.get(original.attr.value)
+        if field is not None and self._values_indices(original.value):
+            # ``torch.max(x, 1).values``: torch's (values, indices) named tuple is a plain tuple in MindSpore
+            return cst.Subscript(value=updated.value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(field))))],
+                                 lpar=updated.lpar, rpar=updated.rpar)
         if original.attr.value == "type" and self._device_value(original.value):
             self._ok("torch.device.type (-> torch's device type name)")
             return expr(f"_msmigrate_device_type({code(updated.value)})").with_changes(lpar=updated.lpar,
@@ -586,6 +591,17 @@ class Rewriter(Parens, Transformer):
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
+
+    def _values_indices(self, node) -> bool:
+        """A call of a torch API or tensor method that returns torch's (values, indices) named tuple."""
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.resolver.qualify(node.func)
+        if q is not None:
+            return _torch(q) and canonical(q).rsplit(".", 1)[-1] in _VALUES_INDICES
+        return (isinstance(node.func, cst.Attribute) and node.func.attr.value in _VALUES_INDICES
+                and self.resolver.uses_torch() and self.resolver.tensor(node.func.value) != NO
+                and not self.resolver.is_module_value(node.func.value))
 
     def _device_value(self, node) -> bool:
         """``x.device`` (a tensor's or a module's, not a torch module's attribute) or a device by the resolver's
@@ -729,3 +745,9 @@ def _rename_parameters_at_end(func: cst.FunctionDef) -> cst.FunctionDef:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+# torch functions and methods whose result is the named tuple (values, indices): ``.values`` / ``.indices`` of it
+_VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "cummax", "cummin", "kthvalue", "mode", "median",
+                             "nanmedian"})
+_RESULT_FIELDS = {"values": 0, "indices": 1}

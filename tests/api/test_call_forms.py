@@ -123,6 +123,12 @@ OTHER = [
     ("Tensor.cross", "out = x[:1, :3].cross(y[:, :3], dim=1)", X),
     ("Tensor.cross", "out = x[:, :3].cross(y[:, :3])", X),
     ("torch.polar", "out = torch.polar(x.abs()[:, None], y[None])", X),
+    # .values / .indices of torch's (values, indices) named tuple (a plain tuple in MindSpore: AttributeError)
+    ("torch.max", "out = (torch.max(x, 1).values, torch.max(x, dim=0).indices)", X),
+    ("Tensor.topk", "out = (x.topk(2).values, x.topk(2, dim=0).indices)", X),
+    ("torch.sort", "out = torch.sort(x, 1, descending=True).indices", X),
+    ("torch.cummax", "out = (torch.cummax(x, 0).values, torch.cummin(x, 1).indices)", X),
+    ("Tensor.max", "out = x.max(dim=1).values + x.min(1).values", X),
     # size_average=None / reduce=None are torch's defaults, not the deprecated options
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
