@@ -1,4 +1,4 @@
-"""Rules for torch.* functions and Tensor methods (migrate/mappings/torch_math.toml, migrate/mappings/tensor_math.toml)."""
+"""Rules for torch.* functions and Tensor methods (mappings/torch_math.toml, mappings/tensor_math.toml)."""
 from __future__ import annotations
 
 import re
@@ -296,21 +296,6 @@ def full_dtype(call) -> None:
 RULES["full_dtype"] = full_dtype
 
 
-def requires_grad_flag(call) -> None:
-    """``x.requires_grad_(flag)``: MindSpore keeps the flag as an attribute (``ms.grad`` differentiates the inputs
-    and parameters it is given); torch also returns x. As a statement the attribute is set; in an expression the
-    value is x as well (a name or attribute receiver gets the attribute, then is the value; a fresh tensor, which
-    nothing else sees, is the value itself)."""
-    flag = call.src("requires_grad") or "True"
-    recv = code(call.receiver)
-    if getattr(call, "is_statement", True):
-        call.replacement = expr(f"setattr({recv}, 'requires_grad', {flag})")
-    elif isinstance(call.receiver, _SIMPLE):
-        call.replacement = expr(f"(setattr({recv}, 'requires_grad', {flag}) or {recv})")
-    else:
-        call.replacement = call.receiver
-
-
 def cartesian_prod_one(call) -> None:
     """torch.cartesian_prod of one tensor returns that tensor (1-D); MindSpore's gives an (n, 1) column
     (measured). One tensor written as the only argument is the value itself; ``*tensors`` is checked when it runs."""
@@ -321,7 +306,7 @@ def cartesian_prod_one(call) -> None:
         call.replacement = expr(f"(lambda *_t: _t[0] if len(_t) == 1 else ops.cartesian_prod(*_t))({args})")
 
 
-RULES.update({f.__name__: f for f in (requires_grad_flag, cartesian_prod_one)})
+RULES["cartesian_prod_one"] = cartesian_prod_one
 
 
 def tensor_literal_dtype(call) -> None:
