@@ -23,6 +23,8 @@ from pathlib import Path
 
 os.environ.setdefault("GLOG_v", "4")  # MindSpore's C++ log: the fuzzer provokes thousands of kernel errors
 os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+if "--opinfo" in sys.argv:  # read by targets() in the worker too
+    os.environ["MSMIGRATE_FUZZ_OPINFO"] = "1"
 if "--common" in sys.argv:  # read by tests/fuzz/strategies.py when it is imported (the worker inherits it)
     os.environ["MSMIGRATE_FUZZ_COMMON"] = "1"
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +41,17 @@ from tests.fuzz.strategies import calls, fuzzable  # noqa: E402
 def targets(table, only, exact=False):
     """(name, strategy or None, reason it is not fuzzed) for every entry and every extra family."""
     out = []
+    if os.environ.get("MSMIGRATE_FUZZ_OPINFO") == "1":  # --opinfo: torch's own sample inputs, beside the generator
+        from tests.fuzz.opinfo import opinfo_calls
+
+        for entry in table.entries:
+            if entry.kind != "function" or (only and not any(
+                    (k == entry.torch) if exact else (k in entry.torch) for k in only)):
+                continue
+            strategy = opinfo_calls(entry.torch)
+            if strategy is not None:
+                out.append((f"opinfo:{entry.torch}", strategy, None))
+        return out
     for entry in table.entries:
         if only and not any((k == entry.torch) if exact else (k in entry.torch) for k in only):
             continue
@@ -85,6 +98,10 @@ def main(argv=None) -> int:
     ap.add_argument("--exact", action="store_true", help="-k names a target exactly (not a substring)")
     ap.add_argument("--common", action="store_true", help="only the inputs real code passes: float32/int64 tensors, "
                     "non-empty shapes, finite ordinary values (which loud findings a real program hits)")
+    ap.add_argument("--opinfo", action="store_true", help="fuzz the function entries on PyTorch's OpInfo sample inputs "
+                    "(plain, out= and in-place forms; needs the expecttest package) instead of the generator")
+    ap.add_argument("--subset", default="", help="with --report-only: a line saying which targets and forms the "
+                    "records cover (a report of a subset says so)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.report_only is not None:
@@ -104,6 +121,8 @@ def main(argv=None) -> int:
         common = None
         if args.common_results and Path(args.common_results).exists():
             common = [json.loads(line) for line in Path(args.common_results).read_text().splitlines()]
+        if args.subset:
+            note = f"subset: {args.subset}" + (f"; {note}" if note else "")
         write_report(list(records.values()), Path(args.report), args.n,
                      sum(r.get("seconds", 0) for r in records.values()), common, note)
         return 0

@@ -40,6 +40,7 @@ class FileContext:
     uses: int = 0  # torch API uses found (converted or not)
     # converted statement -> its original statement: later passes report positions with it
     origins: dict = field(default_factory=dict)
+    msm_helpers: bool = False  # a pass wrote a call of a rewrite/helpers.py helper (``_msm_out``) itself
     deferred_methods: frozenset = frozenset()  # tensor methods a later pass rewrites (``loss.backward()``)
     # what each parsed statement holds, by kind of rewrite (core/relevance.py; made by the table pass)
     relevance: Relevance = field(default_factory=Relevance)

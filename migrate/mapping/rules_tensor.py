@@ -152,16 +152,17 @@ def dims_varargs(call) -> None:
 
 
 def softmax_dim(call) -> None:
-    """nn.Softmax / nn.LogSoftmax: an int literal dim is MindSpore's axis (the entry's form); None, absent or a
+    """nn.Softmax / nn.LogSoftmax / nn.Softmin: an int literal dim is MindSpore's axis (the entry's form); None, absent or a
     variable (it may hold None: torch's implicit, rank-dependent dim) goes to a Cell that picks torch's dim when
     it is called."""
     log = "True" if call.entry.torch.endswith("LogSoftmax") else "False"
+    negate = ", negate=True" if call.entry.torch.endswith("Softmin") else ""
     if "dim" not in call.bound:
         return
     dim = call.literal("dim")
     if isinstance(dim, int) and not isinstance(dim, bool):
         return
-    call.replacement = expr(f"_MsmigrateSoftmax({code(call.bound['dim'])}, log={log})")
+    call.replacement = expr(f"_MsmigrateSoftmax({code(call.bound['dim'])}, log={log}{negate})")
 
 
 def round_decimals(call) -> None:
@@ -320,3 +321,54 @@ def full_dtype(call) -> None:
 
 
 RULES["full_dtype"] = full_dtype
+
+
+def cartesian_prod_one(call) -> None:
+    """torch.cartesian_prod of one tensor returns that tensor (1-D); MindSpore's gives an (n, 1) column
+    (measured). One tensor written as the only argument is the value itself; ``*tensors`` is checked when it runs."""
+    if len(call.varargs) == 1 and call.varargs[0].star != "*":
+        call.replacement = call.varargs[0].value
+    elif any(a.star == "*" for a in call.varargs):
+        args = ", ".join(("*" if a.star == "*" else "") + code(a.value) for a in call.varargs)
+        call.replacement = expr(f"(lambda *_t: _t[0] if len(_t) == 1 else ops.cartesian_prod(*_t))({args})")
+
+
+RULES["cartesian_prod_one"] = cartesian_prod_one
+
+
+def tensor_literal_dtype(call) -> None:
+    """torch.tensor infers complex64 from Python complex numbers (its default float is float32), MindSpore's
+    Tensor complex128 (measured): literal data holding a complex number, with no dtype, gets dtype=ms.complex64.
+    With ``**options`` (which may hold a dtype) the call is left as written."""
+    if "dtype" in call.bound or call.forwarded:
+        return
+    data = call.literal("data")
+
+    def has_complex(v) -> bool:
+        return isinstance(v, complex) or (isinstance(v, (list, tuple)) and any(has_complex(x) for x in v))
+
+    if data is not NOT_LITERAL and has_complex(data):
+        call.set("dtype", "ms.complex64")
+
+
+tensor_literal_dtype.reads = ("data",)  # a dtype given through ** passes on as written
+RULES["tensor_literal_dtype"] = tensor_literal_dtype
+
+
+def bce_one_element(call) -> None:
+    """F.binary_cross_entropy: MindSpore 2.10's CPU kernel doubles a 'mean' or 'sum' over one element (an input of
+    shape (), (1,) or (1, 1): 1.68 where torch gives 0.84, measured); the elementwise losses are right, so a literal
+    'mean' (the default) or 'sum' reduces them itself. A reduction known only when it runs, or ``**options``, keeps
+    MindSpore's reduction."""
+    if call.forwarded:
+        return
+    reduction = call.literal("reduction", absent="mean")
+    if reduction not in ("mean", "sum"):
+        return
+    x, t = code(call.bound["input"]), code(call.bound["target"])
+    w = f", weight=ops.broadcast_to({code(call.bound['weight'])}, {x}.shape)" if "weight" in call.bound else ""
+    call.replacement = expr(f"ops.binary_cross_entropy({x}, {t}{w}, reduction='none').{reduction}()")
+
+
+bce_one_element.reads = ()  # it writes the whole call only when no ** mapping is given
+RULES["bce_one_element"] = bce_one_element

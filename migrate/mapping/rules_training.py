@@ -216,8 +216,9 @@ def requires_grad_(call) -> None:
     """``X.requires_grad_(flag)`` recognised by name: ``setattr(X, 'requires_grad', flag)`` when X is known to be a
     tensor (a Parameter); otherwise X may be a module (``model.encoder.requires_grad_(False)``: setting an attribute
     of a Cell would freeze nothing), so a helper decides when it runs."""
-    if getattr(call, "receiver_is_tensor", False) and isinstance(call.receiver, (cst.Name, cst.Attribute)):
-        return  # p.requires_grad_(False): setattr (an expression receiver's value is used: the helper returns it)
+    if (getattr(call, "receiver_is_tensor", False) and isinstance(call.receiver, (cst.Name, cst.Attribute))
+            and getattr(call, "is_statement", True)):
+        return  # p.requires_grad_(False): setattr (`r = p.requires_grad_()` uses the value: the helper returns p)
     flag = code(call.bound["requires_grad"]) if "requires_grad" in call.bound else "True"
     call.replacement = expr(f"_msmigrate_requires_grad_({code(call.receiver)}, {flag})")
 

@@ -305,6 +305,9 @@ def _rule_reads(rule: str | None) -> frozenset | None:
 
         from ..mapping import rules
 
+        if getattr(rules.RULES[rule], "reads", None) is not None:  # a rule that declares what it reads
+            _RULE_READS[rule] = frozenset(rules.RULES[rule].reads)
+            return _RULE_READS[rule]
         source = inspect.getsource(rules.RULES[rule])
         # loop variables over a literal tuple of names (`for flag in ("a", "b")`) read only those literals
         literal_loops = set(re.findall(r"for (\w+) in \((?:\s*[\"']\w+[\"'],?)+\s*\)", source))

@@ -88,6 +88,44 @@ def _msm_l1_loss(input, target, reduction="mean"):
             return ops.sum(d.astype(ms.int64))
     return ops.l1_loss(input, target, reduction=reduction)
 ''',
+    "_msm_out": '''
+def _msm_out(out, value):
+    """out= as in PyTorch: the result is written into the tensor out (each tensor of a tuple out), which takes the
+    result's shape (torch resizes it) and keeps its own dtype (torch casts into it); out itself is returned."""
+    if isinstance(out, (tuple, list)):
+        return tuple(_msm_out(o, v) for o, v in zip(out, value))
+    return out.assign_value(value.astype(out.dtype))
+''',
+    "_msm_take_along_dim": '''
+def _msm_take_along_dim(input, indices, dim):
+    """take_along_dim as in PyTorch: input and indices broadcast against each other in every dim but ``dim``
+    (MindSpore's gather_elements needs them equal)."""
+    dim = dim % input.ndim
+    shape_x, shape_i = list(input.shape), list(indices.shape)
+    for d in range(input.ndim):
+        if d != dim:
+            shape_x[d] = shape_i[d] = max(shape_x[d], shape_i[d])
+    return ops.gather_elements(ops.broadcast_to(input, tuple(shape_x)), dim, ops.broadcast_to(indices, tuple(shape_i)))
+''',
+    "_msm_signbit": '''
+def _msm_signbit(x):
+    """signbit as in PyTorch: the sign bit, also of -0.0 and -nan (MindSpore's kernel answers False for -0.0)."""
+    bits = {ms.float16: ms.int16, ms.bfloat16: ms.int16, ms.float32: ms.int32, ms.float64: ms.int64}.get(x.dtype)
+    return x.view(bits) < 0 if bits is not None else x < 0
+''',
+    "_msm_broadcast": '''
+def _msm_broadcast(*tensors):
+    """The tensors broadcast to one shape, as torch's kernels broadcast them (MindSpore's cross and polar read
+    past a smaller operand: other numbers, measured)."""
+    rank = max(t.ndim for t in tensors)
+    shape = [1] * rank
+    for t in tensors:
+        for i, d in enumerate(t.shape):
+            j = rank - t.ndim + i
+            if shape[j] == 1:
+                shape[j] = d
+    return [ops.broadcast_to(t, tuple(shape)) for t in tensors]
+''',
 }
 _CALL = re.compile(r"\b(_msm_\w+)\(")
 
@@ -117,7 +155,8 @@ def used_apis(rewriter) -> bool:
     global _APIS
     if _APIS is None:
         _APIS = _helper_apis()
-    return any(rewriter.apis.get(api) for api in _APIS) or any(rewriter.apis.get(op) for op in PASS_USES)
+    return (getattr(rewriter, "msm_helpers", False) or any(rewriter.apis.get(api) for api in _APIS)
+            or any(rewriter.apis.get(op) for op in PASS_USES))
 
 
 def may_need(source: str) -> bool:

@@ -62,6 +62,10 @@ def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, i
     or ``target = new`` (the target expression, a subscript). ``pure``: a link of a statement chain rooted at a
     basic-index subscript (:func:`subscript_chain`), whose write-back the statement does: its new value is all."""
     if pure or _fresh(original.func.value):  # `x.sqrt().add_(eps)`: a new tensor no one else sees
+        if not pure and (entry.inplace or "").rsplit(".", 1)[-1] in DTYPE_CHANGING:
+            # `(x > 0).float().logical_not_()`: torch keeps the receiver's dtype, the out-of-place op gives bool
+            new = value(updated.with_changes(func=updated.func.with_changes(value=cst.Name("_t"))), entry, table)
+            return cst.parse_expression(f"(lambda _t: {code(new)}.astype(_t.dtype))({code(updated.func.value)})"), False
         return value(updated, entry, table), False
     if is_statement and not entry.rebind:
         target = _subscript_root(original.func.value, table)
@@ -96,6 +100,9 @@ cosine_similarity cumprod cumsum deg2rad div erf erfc exp exp2 expm1 flip floor 
 log10 log1p log2 logsumexp matmul maximum mean minimum mm mul mv nan_to_num neg new_empty new_full new_ones new_tensor
 new_zeros norm outer pow prod rad2deg reciprocal relu relu6 remainder roll round rsqrt sigmoid sign sin sinh softmax
 log_softmax sqrt square std sub sum tan tanh trunc var eq ne lt le gt ge logical_not logical_and logical_or""".split())
+# out-of-place results of another dtype (bool) than the receiver's, which the in-place form keeps
+DTYPE_CHANGING = frozenset("""logical_not logical_and logical_or logical_xor eq ne lt le gt ge greater greater_equal
+less less_equal not_equal""".split())
 # F.relu(x, True) / F.relu6(x, True): the second positional argument is ``inplace`` (the result is x itself)
 _INPLACE_SECOND = frozenset({"relu", "relu6"})
 FRESH_FUNCTIONS = frozenset("""

@@ -440,24 +440,39 @@ class Rewriter(Parens, Transformer):
         entry = self.table.lookup(api)
         if entry is None:
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
-        # torch.round(x, out=x): the call without out=, written into out (copy_ returns a tensor sharing out's memory,
-        # as torch returns out); entries that list `out` decide themselves
+        # torch.round(x, out=o): the call without out=, written into o as torch writes it (the helper _msm_out: o
+        # takes the result's shape, as torch resizes it, and keeps its own dtype, as torch casts into it;
+        # assign_value changes the tensor object itself, so aliases see it, and returns it, as torch returns out).
+        # out=None is torch's default. Entries that list `out` decide themselves.
         out = next((a for a in updated.args if a.keyword is not None and a.keyword.value == "out"), None)
         if out is not None and "out" not in entry.args and entry.kind == "function":
-            if dotted(out.value) is None:
-                return self._fail(api, "out= is converted for a name or attribute only (written back with copy_)",
-                                  original, updated)
-            updated = updated.with_changes(args=[a for a in updated.args if a is not out])
+            names = out.value.elements if isinstance(out.value, (cst.Tuple, cst.List)) else [out]
+            if any(isinstance(e.value, cst.Subscript) for e in names):
+                return self._fail(api, "out= a subscript (MindSpore's x[i] is a copy, not a view: the result would "
+                                  "not reach x)", original, updated)
+            rest = [a for a in updated.args if a is not out]
+            if rest and updated.args[-1] is out:  # the argument before out= ends the call now
+                rest[-1] = rest[-1].with_changes(comma=out.comma)
+            updated = updated.with_changes(args=rest)
         else:
             out = None
         try:
+            target, flag = self._inplace_target(updated, entry)
             call = Call(updated, entry)
             call.dtype_of = self._dtype_of(original, entry)
             new = call.convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)
-        if out is not None:
-            new = cst.Call(func=cst.Attribute(value=out.value, attr=cst.Name("copy_")), args=[cst.Arg(new)])
+        if out is not None and not _is_none(out.value):
+            self.ctx.msm_helpers = True
+            new = expr(f"_msm_out({code(out.value)}, {code(new)})")
+        elif target is not None:
+            # F.relu(x, inplace=True): torch writes the result into x (the same tensor object, its dtype kept)
+            written = cst.Call(func=cst.Attribute(value=target, attr=cst.Name("copy_")), args=[cst.Arg(new)])
+            new = written if flag is True else cst.IfExp(
+                test=flag, body=written, orelse=cst.parse_expression(code(new)),
+                whitespace_before_if=cst.SimpleWhitespace(" "), whitespace_after_if=cst.SimpleWhitespace(" "),
+                whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
         self._ok(api, new)
         return new
 
@@ -473,6 +488,19 @@ class Rewriter(Parens, Transformer):
                 return UNKNOWN
             return self.resolver.dtype(bound.get(name))
         return of
+
+    @staticmethod
+    def _inplace_target(updated: cst.Call, entry: Entry):
+        """A functional call with ``inplace`` (``F.relu(x, inplace=True)``, ``F.relu6(x, flag)``): (x, True) when
+        the call writes into the name or attribute x, (x, flag) when that is known only when it runs; (None, None)
+        when it does not write, or writes into a fresh value nothing else sees (``F.relu(self.bn(x), True)``)."""
+        if entry.kind != "function" or "inplace" not in entry.args:
+            return None, None
+        call = Call(updated, entry)
+        flag, target = call.bound.get("inplace"), call.bound.get(entry.args[0])
+        if flag is None or target is None or dotted(target) is None or call.literal("inplace") is False:
+            return None, None
+        return target, (True if call.literal("inplace") is True else flag)
 
     def _method(self, original: cst.Call, updated: cst.Call):
         name = original.func.attr.value
@@ -513,6 +541,7 @@ class Rewriter(Parens, Transformer):
                 call.is_device = self._is_device
                 call.dtype_of = self._dtype_of(original, entry, receiver=original.func.value)
                 call.receiver_is_tensor = receiver == YES
+                call.is_statement = id(original) in self._statement_calls
                 new = call.convert()
         except Unsupported as exc:
             if not (isinstance(exc, Misfit) and receiver != YES):
@@ -554,6 +583,11 @@ class Rewriter(Parens, Transformer):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         updated = fix_attribute(updated)  # ``F.normalize(k).transpose``: the receiver a template wrote (Parens)
+        field = _RESULT_FIELDS.get(original.attr.value)
+        if field is not None and self._values_indices(original.value):
+            # ``torch.max(x, 1).values``: torch's (values, indices) named tuple is a plain tuple in MindSpore
+            return cst.Subscript(value=updated.value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(field))))],
+                                 lpar=updated.lpar, rpar=updated.rpar)
         if original.attr.value == "type" and self._device_value(original.value):
             self._ok("torch.device.type (-> torch's device type name)")
             return expr(f"_msmigrate_device_type({code(updated.value)})").with_changes(lpar=updated.lpar,
@@ -573,6 +607,17 @@ class Rewriter(Parens, Transformer):
         if id(original) in self._skip:
             return updated
         return self._reference(original, updated)
+
+    def _values_indices(self, node) -> bool:
+        """A call of a torch API or tensor method that returns torch's (values, indices) named tuple."""
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.resolver.qualify(node.func)
+        if q is not None:
+            return _torch(q) and canonical(q).rsplit(".", 1)[-1] in _VALUES_INDICES
+        return (isinstance(node.func, cst.Attribute) and node.func.attr.value in _VALUES_INDICES
+                and self.resolver.uses_torch() and self.resolver.tensor(node.func.value) != NO
+                and not self.resolver.is_module_value(node.func.value))
 
     def _device_value(self, node) -> bool:
         """``x.device`` (a tensor's or a module's, not a torch module's attribute) or a device by the resolver's
@@ -712,3 +757,13 @@ def _rename_parameters_at_end(func: cst.FunctionDef) -> cst.FunctionDef:
             _RENAME_STMT.split("  #")[0] in code(stmt) for stmt in body.body):
         return func.with_changes(body=body.with_changes(body=[*body.body, cst.parse_statement(_RENAME_STMT)]))
     return func
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+# torch functions and methods whose result is the named tuple (values, indices): ``.values`` / ``.indices`` of it
+_VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "cummax", "cummin", "kthvalue", "mode", "median",
+                             "nanmedian"})
+_RESULT_FIELDS = {"values": 0, "indices": 1}

@@ -253,6 +253,8 @@ def _argument(ctx: Ctx, p: Param, names: set[str], api: str):
     if name in BOOLS:
         return draw(st.sampled_from(["False", "True"]))
     if name in AXES:
+        if name == "dim" and rank >= 2 and draw(st.integers(0, 5)) == 0:
+            return draw(st.sampled_from(["(0, -1)", "(-1, 0)", "[1]", "(0, 1)"]))  # reductions take a tuple of dims
         return draw(st.sampled_from(_axis_values(rank)))
     if name in SHAPEY:
         numel = int(np.prod(ctx.shape)) if ctx.shape else 1
@@ -321,8 +323,11 @@ def calls(draw, entry) -> Example:
     positional, keywords = [], []
     keyword_from = draw(st.integers(0, len(params)))  # params from here on are written as keywords
     skipped = False
+    first = None  # the input tensor's name: what inplace=True writes into
     for i, p in enumerate(params):
         text = _argument(ctx, p, names, entry.torch)
+        if first is None and text in ctx.inputs:
+            first = text
         if text is None:
             if not p.keyword_only:
                 skipped = True  # later positional params must be keywords now
@@ -349,9 +354,33 @@ def calls(draw, entry) -> Example:
         else:
             run = f"out = {receiver}.{name}({args})\n"
     else:
-        run = f"out = {call_text(entry.torch)}({args})\n"
+        run = _call_form(draw, entry, f"{call_text(entry.torch)}({args})", names, first)
     compare = "shape" if _random_api(entry.torch) else "values"
     return Example(entry.torch, f"{HEADER}# @run\n{run}", ctx.inputs, tuple(ctx.strided), compare=compare, run=run)
+
+
+# The out= tensors real code passes (issue 30): one of the result's shape and dtype, an empty one (torch resizes it),
+# one of another shape (resized, with a warning) and one of another dtype (the result is cast into it).
+OUT_FORMS = {
+    "same": "o = torch.zeros_like({call})\n",
+    "empty": "o = torch.empty(0)\n",
+    "other shape": "o = torch.zeros(2, 7)\n",
+    "other dtype": "o = torch.zeros_like({call}, dtype=torch.float64)\n",
+}
+
+
+def _call_form(draw, entry, call: str, names: set, first: str | None) -> str:
+    """The statement(s) of a function call, in one of the forms real code writes where the signature allows it:
+    the plain call, ``out=`` (the result and out compared), ``inplace=True`` (the result and the input compared)."""
+    form = draw(st.integers(0, 2))
+    if "out" in names and form == 0:
+        kind = draw(st.sampled_from(sorted(OUT_FORMS)))
+        with_out = call[:-1] + (", " if not call.endswith("()") else "") + "out=o)"
+        return OUT_FORMS[kind].format(call=call) + f"r = {with_out}\nout = (r, o)\n"
+    if "inplace" in names and first is not None and form == 1:
+        with_flag = call[:-1] + (", " if not call.endswith("()") else "") + "inplace=True)"
+        return f"r = {with_flag}\nout = (r, {first})\n"
+    return f"out = {call}\n"
 
 
 def name_is_seq(text: str) -> bool:
