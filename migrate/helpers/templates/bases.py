@@ -88,7 +88,7 @@ class _MsmigrateConv2d(nn.Conv2d):
             ph, pw = _msmigrate_pair(padding)
             pad_mode, pad = "pad", (ph, ph, pw, pw)
         super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bias)
+                         dilation=dilation, group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride = _msmigrate_pair(kernel_size), _msmigrate_pair(stride)
         self.dilation = _msmigrate_pair(dilation)
         self.padding = padding if isinstance(padding, str) else _msmigrate_pair(padding)
@@ -110,7 +110,7 @@ class _MsmigrateConv1d(nn.Conv1d):
         one = lambda v: v if isinstance(v, int) else v[0]  # noqa: E731 - torch takes an int or a 1-tuple
         pad_mode, pad = (padding, 0) if isinstance(padding, str) else ("pad", one(padding))
         super().__init__(in_channels, out_channels, one(kernel_size), stride=one(stride), pad_mode=pad_mode,
-                         padding=pad, dilation=one(dilation), group=groups, has_bias=bias)
+                         padding=pad, dilation=one(dilation), group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride, self.dilation = (one(kernel_size),), (one(stride),), (one(dilation),)
         self.padding = padding if isinstance(padding, str) else (one(padding),)
         self.groups, self.padding_mode = groups, padding_mode
@@ -135,7 +135,7 @@ class _MsmigrateConv3d(nn.Conv3d):
             pd, ph, pw = triple(padding)
             pad_mode, pad = "pad", (pd, pd, ph, ph, pw, pw)
         super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bias)
+                         dilation=dilation, group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride, self.dilation = triple(kernel_size), triple(stride), triple(dilation)
         self.padding = padding if isinstance(padding, str) else triple(padding)
         self.groups, self.padding_mode = groups, padding_mode
@@ -185,7 +185,7 @@ class _MsmigrateLinear(nn.Dense):
     attribute names (in_features, out_features) over MindSpore's Dense."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__(in_features, out_features, has_bias=bias)
+        super().__init__(in_features, out_features, has_bias=bool(bias))
         self.in_features, self.out_features = in_features, out_features
 
 

@@ -1,0 +1,88 @@
+"""Idioms of research repositories (benchmarks/real_models.py --research) that converted with no marker and then
+failed in MindSpore, each run here in both frameworks on a small snippet written for the test.
+
+* A numpy scalar on the left of an arithmetic operator (a tanh-GELU written with ``np.sqrt(2 / np.pi)``): numpy
+  outranks a MindSpore Tensor, so the product was a numpy array (gradients lost; the next op raised). The numpy
+  operand becomes a Python number (rewrite/operators.py).
+* ``bias=None`` given to a convolution or a linear layer (a deformable-conv block's default): torch reads it as
+  "no bias", MindSpore's ``has_bias`` refuses anything but a bool. The value goes through ``bool()`` (the table's
+  ``transform``; a literal folds: ``has_bias=False``).
+"""
+import numpy as np
+
+from migrate import convert_source
+from tests.api.cases import HEADER
+from tests.harness import Case, rng_array, run_case
+
+GELU_NP = HEADER + """import numpy as np
+
+
+class TanhGELU(nn.Module):
+    def forward(self, x):
+        return 0.5 * x * (1. + torch.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * torch.pow(x, 3))))
+
+
+m = TanhGELU()
+# @run
+out = m(x)
+scaled = np.float32(3.0) * x - np.exp(np.log(2.0)) / (x * x + 1)
+"""
+
+
+def test_numpy_scalar_times_tensor_stays_a_tensor():
+    case = Case(("operator numpy scalar * tensor", "operator numpy scalar / tensor"), GELU_NP,
+                names=("out", "scaled"), inputs={"x": rng_array(2, 3, 4)}, id="tanh-GELU with np.sqrt")
+    out = run_case(case)
+    assert "np.sqrt(2 / np.pi).item() * (" in out, out
+
+
+def test_numpy_on_the_left_is_left_alone_where_it_is_not_a_scalar_or_not_beside_a_tensor():
+    code = convert_source(HEADER + "import numpy as np\n\ndef f(x):\n"
+                          "    a = np.ones(3) * x\n    b = np.sqrt(2) * np.pi\n    return x * np.sqrt(2), a, b\n").code
+    assert "np.ones(3) * x" in code and "np.sqrt(2) * np.pi" in code and "x * np.sqrt(2)" in code, code
+    assert ".item()" not in code, code
+
+
+BIAS_NONE = HEADER + """
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, bias=None):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, kernel_size=3, padding=1, bias=bias)
+        self.fc = nn.Linear(cout, 2, bias=bias)
+        self.head = nn.Conv2d(cout, 1, 1, bias=None)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.head(y), self.fc(y.mean((2, 3)))
+
+
+m = Block(3, 4)
+n_params = len(list(m.parameters()))
+# @run
+out = m(x)
+"""
+
+
+def test_bias_none_means_no_bias():
+    case = Case(("torch.nn.Conv2d", "torch.nn.Linear"), BIAS_NONE, names=("out", "n_params"),
+                inputs={"x": rng_array(2, 3, 6, 6)}, id="bias=None")
+    out = run_case(case)
+    assert "has_bias=bool(bias)" in out and "has_bias=False" in out, out
+    assert "bool(None)" not in out and "bool(True)" not in out, out
+
+
+def test_a_bias_none_reaches_the_torch_signature_classes_too():
+    """A subclass of nn.Conv2d (the ``base`` helper with torch's signature) given bias=None builds without bias."""
+    case = Case("torch.nn.Conv2d", HEADER + """
+
+class Conv(nn.Conv2d):
+    pass
+
+
+m = Conv(3, 2, 3, bias=None)
+has = m.bias is not None
+# @run
+out = m(x)
+""", names=("out", "has"), inputs={"x": rng_array(1, 3, 5, 5)}, id="subclass bias=None")
+    run_case(case)
