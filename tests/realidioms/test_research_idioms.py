@@ -86,3 +86,34 @@ has = m.bias is not None
 out = m(x)
 """, names=("out", "has"), inputs={"x": rng_array(1, 3, 5, 5)}, id="subclass bias=None")
     run_case(case)
+
+
+PARENS_NO_SPACE = HEADER + """
+
+def gate(x):
+    if(torch.is_tensor(x)):
+        x = x * 2
+    flag = not(torch.is_tensor(x))
+    return(torch.relu(x)), flag
+
+
+# @run
+out, flag = gate(x)
+"""
+
+
+def test_a_keyword_right_before_parentheses_keeps_them():
+    """``return(torch.relu(x))``, ``if(...)``, ``not(...)``: a replaced expression keeps the source's parentheses
+    (without them ``returnops.relu(x)`` is no statement; libcst refused the node and the whole file was copied
+    unconverted)."""
+    case = Case(("torch.relu", "torch.is_tensor"), PARENS_NO_SPACE, names=("out", "flag"),
+                inputs={"x": rng_array(2, 3)}, id="keyword(...)")
+    out = run_case(case)
+    assert "return(ops.relu(x))" in out, out
+
+
+def test_assert_right_before_parentheses_converts():
+    result = convert_source(HEADER + "assert(torch.cuda.is_available())\n\n\ndef f(x):\n    return x\n")
+    assert not result.errors, result.errors
+    assert "import torch\n" not in result.code and "assert(" in result.code, result.code
+    compile(result.code, "<converted>", "exec")
