@@ -117,3 +117,31 @@ def test_assert_right_before_parentheses_converts():
     assert not result.errors, result.errors
     assert "import torch\n" not in result.code and "assert(" in result.code, result.code
     compile(result.code, "<converted>", "exec")
+
+
+FLOAT_POOL = HEADER + """
+
+class Head(nn.Module):
+    def __init__(self, h, w):
+        super().__init__()
+        self.pool = nn.MaxPool2d(kernel_size=(h / 4, w / 4))   # a float size: built in torch, unused
+        self.avg = nn.AvgPool2d(kernel_size=h / 4)             # the same, without stride
+        self.used = nn.MaxPool2d(kernel_size=h // 4)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+m = Head(8, 8)
+# @run
+out = m(x)
+"""
+
+
+def test_a_pool_built_with_a_true_division_builds():
+    """torch keeps a float kernel_size until the layer is called; MindSpore refused it at construction, so the
+    model could not be built at all."""
+    case = Case(("torch.nn.MaxPool2d", "torch.nn.AvgPool2d"), FLOAT_POOL, inputs={"x": rng_array(1, 2, 8, 8)},
+                id="float pool size")
+    out = run_case(case)
+    assert "kernel_size=(int(h / 4), int(w / 4))" in out and "kernel_size=int(h / 4)" in out, out
