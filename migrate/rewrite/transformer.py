@@ -41,6 +41,15 @@ from .msnames import names_used, short_name
 
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone unless the receiver is a tensor.
+# torch.nn.Module methods that mindspore.nn.Cell (MindSpore 2.10) has no attribute of that name for, and the table
+# does not map (measured: dir(torch.nn.Module) - dir(mindspore.nn.Cell) - the table's Module entries). Called on a
+# module, each is a marker: the converted Cell would raise AttributeError when built or run, with convert silent.
+# CAVEAT: a method both have under one name with other semantics (register_backward_hook) is not seen here.
+_CELL_LACKS = frozenset({
+    "bfloat16", "double", "extra_repr", "float", "get_parameter", "get_submodule", "half", "ipu", "mtia",
+    "register_full_backward_hook", "register_full_backward_pre_hook", "register_parameter", "requires_grad_",
+    "set_submodule", "share_memory", "type", "xpu"})
+
 _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
                     "div_", "divide_", "scatter", "scatter_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -84,7 +93,8 @@ class Rewriter(Parens, Transformer):
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
         self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
-        self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
+        self._method_names = (frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
+                              | _CELL_LACKS)
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
@@ -475,6 +485,9 @@ class Rewriter(Parens, Transformer):
             if receiver == YES and name in self.table.tensor_method_names:
                 self._fail(f"Tensor.{name}", "no MindSpore mapping in msmigrate's table", original,
                            torch_rooted=False)
+            elif is_module and name in _CELL_LACKS:
+                self._fail(f"Module.{name}", "MindSpore's Cell has no such method and msmigrate's table no mapping",
+                           original, torch_rooted=False)
             return updated
         if receiver == NO and not is_module:
             return updated  # a string, a list, a numpy array, an object of a non-Module class

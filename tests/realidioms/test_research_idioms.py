@@ -145,3 +145,40 @@ def test_a_pool_built_with_a_true_division_builds():
                 id="float pool size")
     out = run_case(case)
     assert "kernel_size=(int(h / 4), int(w / 4))" in out and "kernel_size=int(h / 4)" in out, out
+
+
+def test_a_module_method_the_cell_lacks_is_a_marker():
+    """``self.conv.register_full_backward_hook(...)`` (a deformable-conv block), ``m.float()``: converted silently
+    before, the Cell then raised AttributeError when built. Now each call is a marker at its line."""
+    import mindspore as ms
+    import torch
+
+    from migrate.rewrite.transformer import _CELL_LACKS
+
+    for name in _CELL_LACKS:  # the list is what the two frameworks are: torch has it, MindSpore's Cell does not
+        assert callable(getattr(torch.nn.Module, name, None)), name
+        assert not hasattr(ms.nn.Cell, name), name
+    result = convert_source(HEADER + """
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 1)
+        self.conv.register_full_backward_hook(self._scale)
+        self.register_parameter('extra', None)
+
+    @staticmethod
+    def _scale(module, grad_input, grad_output):
+        return None
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+model = Block().float()
+""")
+    marked = {(u.api, u.line) for u in result.unsupported}
+    assert marked == {("Module.register_full_backward_hook", 10), ("Module.register_parameter", 11),
+                      ("Module.float", 21)}, marked
+    assert result.code.count("# msmigrate: unsupported Module.") == 3, result.code
+    compile(result.code, "<converted>", "exec")
