@@ -160,6 +160,15 @@ REPOS = {r.key: r for r in [
     Repo("mts-crack", "zfsu3722/MTS-Based-Lightweight-Pavement-Crack-Detection-Model", "9e51319b14", ["model"],
          root="model", crack=True),
     Repo("starkan", "qinjiang11111/StarKAN-for-crack-segmentation", "8d08cdb07b", ["model.py"], crack=True),
+    Repo("segformer-pytorch", "lucidrains/segformer-pytorch", "b49efeae7b", ["segformer_pytorch"]),
+    Repo("cifar-models", "chenyaofo/pytorch-cifar-models", "786c16252c", ["pytorch_cifar_models"]),
+    Repo("efficientnet", "lukemelas/EfficientNet-PyTorch", "7e8b0d3121", ["efficientnet_pytorch"]),
+    Repo("repvgg", "DingXiaoH/RepVGG", "eae7c52040", ["repvgg.py", "se_block.py"]),
+    Repo("cbam", "Jongchan/attention-module", "459efad0e0", ["MODELS"]),
+    Repo("stargan", "yunjey/stargan", "94dd002e93", ["model.py"]),
+    Repo("restormer", "swz30/Restormer", "df766d5521", ["basicsr/models/archs/restormer_arch.py"],
+         root="basicsr/models/archs"),
+    Repo("srgan", "Lornatang/SRGAN-PyTorch", "8842030eb4", ["model.py"]),
 ]}
 
 
@@ -196,6 +205,36 @@ RESEARCH = [
     _rc("mts-crack", "ErisBlock", "eris_network", "M.ErisBlock()", (1, 1, 256, 256)),
     _rc("mts-crack", "Decoder", "decoder_networks", "M.Decoder(in_channels=256)", (1, 256, 64, 64)),
     _rc("starkan", "StarKAN", "model", "M.StarKAN(n_classes=1)", (1, 3, 320, 320)),
+    # the rest of research_repos.md, as time allowed (token-id inputs not yet: float inputs only)
+    _rc("segformer-pytorch", "Segformer", "segformer_pytorch",
+        "M.Segformer(dims=(32, 64, 160, 256), heads=(1, 2, 5, 8), ff_expansion=(8, 8, 4, 4), "
+        "reduction_ratio=(8, 4, 2, 1), num_layers=2, decoder_dim=256, num_classes=4)"),
+    _rc("cifar-models", "cifar10_resnet20", "pytorch_cifar_models", "M.cifar10_resnet20(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar100_vgg11_bn", "pytorch_cifar_models", "M.cifar100_vgg11_bn(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_mobilenetv2_x0_5", "pytorch_cifar_models",
+        "M.cifar10_mobilenetv2_x0_5(pretrained=False)", (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_shufflenetv2_x0_5", "pytorch_cifar_models",
+        "M.cifar10_shufflenetv2_x0_5(pretrained=False)", (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_repvgg_a0", "pytorch_cifar_models", "M.cifar10_repvgg_a0(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("efficientnet", "efficientnet-b0", "efficientnet_pytorch",
+        "M.EfficientNet.from_name('efficientnet-b0', num_classes=10)", (2, 3, 224, 224)),
+    _rc("repvgg", "RepVGG_A0", "repvgg", "M.create_RepVGG_A0(deploy=False)", (2, 3, 64, 64)),
+    _rc("cbam", "ResidualNet-CIFAR10-CBAM", "MODELS.model_resnet", "M.ResidualNet('CIFAR10', 18, 10, 'CBAM')",
+        (2, 3, 32, 32)),
+    _rc("stargan", "Generator", "model", "M.Generator(conv_dim=32, c_dim=5, repeat_num=2)",
+        inputs=[(1, 3, 64, 64), (1, 5)]),
+    _rc("stargan", "Discriminator", "model", "M.Discriminator(image_size=128, conv_dim=32, c_dim=5, repeat_num=6)",
+        (1, 3, 128, 128)),
+    _rc("restormer", "Restormer", "restormer_arch",
+        "M.Restormer(inp_channels=3, out_channels=3, dim=16, num_blocks=[1, 1, 1, 1], num_refinement_blocks=1, "
+        "heads=[1, 2, 4, 8], ffn_expansion_factor=2.66, bias=False, LayerNorm_type='WithBias')", (1, 3, 64, 64)),
+    _rc("srgan", "srresnet_x4", "model", "M.srresnet_x4(in_channels=3, out_channels=3, channels=64, num_rcb=4)",
+        (1, 3, 24, 24)),
+    _rc("srgan", "discriminator_for_vgg", "model",
+        "M.discriminator_for_vgg(in_channels=3, out_channels=1, channels=64)", (1, 3, 96, 96)),
 ]
 
 
@@ -991,19 +1030,39 @@ def main_research(a) -> int:
         else:
             runnable.append(case)
     json_path = a.json or os.path.join(a.corpus, "research", "research_models.json")
+    earlier, earlier_conv = {}, {}
+    if a.only and os.path.exists(json_path):  # a partial run updates its rows of the last runs' table
+        with open(json_path) as f:
+            old_run = json.load(f)
+        earlier = {r["id"]: r for r in old_run.get("rows", [])}
+        earlier_conv = {c["package"]: c for c in old_run.get("conversions", [])}
+
+    def merged(new_rows, new_conv):
+        both = {**earlier, **{r["id"]: r for r in new_rows}}
+        conv = {**earlier_conv, **{c["package"]: c for c in new_conv}}
+        keys = list(dict.fromkeys(c.repo for c in RESEARCH if c.id in both))
+        return [both[c.id] for c in RESEARCH if c.id in both], [conv[k] for k in keys if k in conv]
 
     def finished(row):
         bar.finish(row)
         rows[row["id"]] = row
-        _write_atomic(json_path, json.dumps({"rows": [rows[c.id] for c in cases if c.id in rows],
-                                             "conversions": conversions}, indent=1))
+        done, conv = merged([rows[c.id] for c in cases if c.id in rows], conversions)
+        _write_atomic(json_path, json.dumps({"rows": done, "conversions": conv}, indent=1))
 
     for row in run_batch(runnable, a.corpus, a.timeout, on_start=lambda c: bar.start(c.id), on_row=finished):
         rows[row["id"]] = row
     rows = [rows[c.id] for c in cases]
     total = time.perf_counter() - t0
-    note = "" if not a.only else (f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total / 60:.1f} min, "
-                                  f"on {len(rows)} of the {len(RESEARCH)} research models (--only).")
+    run = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({total / 60:.1f} min)"
+    for r in rows:
+        r["run"] = run
+    note = ""
+    if a.only:
+        rows, conversions = merged(rows, conversions)
+        runs = sorted({r.get("run") or "an earlier run" for r in rows})
+        note = (f"Merged from {len(runs)} run(s): {'; '.join(runs)}. "
+                f"{len(rows)} of the {len(RESEARCH)} research models have a row.")
+    _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions}, indent=1))
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         _write_atomic(a.out, splice(_read(a.out), research=render_research(rows, conversions, total, note)))
