@@ -202,7 +202,43 @@ class Rewriter(Parens, Transformer):
         torch_imports = [s for s in updated.body if isinstance(s, (cst.Import, cst.ImportFrom))
                          and _is_torch_import(s)]
         if not torch_imports:
+            return self._einops(updated)
+        return self._torch_imports(updated, torch_imports)
+
+    def _einops(self, updated):
+        """``import einops`` / ``from einops import rearrange``: einops has no MindSpore backend, so the statement is
+        followed by ``_msmigrate_einops_mindspore()`` (a helper defining one; migrate/helpers/templates/
+        einops_backend.py). ``from einops.layers.torch import Rearrange, Reduce`` (torch layers) binds the names to
+        the helper Cells instead; any other name of that module stays torch's, with a marker."""
+        if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):
             return updated
+        node = updated.body[0]
+        modules = [dotted(a.name) or "" for a in node.names] if isinstance(node, cst.Import) else \
+            ([] if node.relative or node.module is None else [dotted(node.module) or ""])
+        if not any(m == "einops" or m.startswith("einops.") for m in modules):
+            return updated
+        if isinstance(node, cst.ImportFrom) and modules == ["einops.layers.torch"] and \
+                not isinstance(node.names, cst.ImportStar):
+            layers = {"Rearrange": "_MsmigrateEinopsRearrange", "Reduce": "_MsmigrateEinopsReduce"}
+            binds = [(a.asname.name.value if a.asname else a.name.value, layers[a.name.value])
+                     for a in node.names if a.name.value in layers]
+            rest = [a for a in node.names if a.name.value not in layers]
+            for a in rest:
+                self._fail(f"einops.layers.torch.{a.name.value}", "a torch layer; only Rearrange and Reduce are "
+                           "converted (to MindSpore Cells)", node, torch_rooted=False)
+            self.ctx.ok("einops.layers.torch")
+            out = [emit.statement(f"{local} = {cell}  # einops.layers.torch.{cell[len('_MsmigrateEinops'):]} as a "
+                                  "MindSpore Cell\n") for local, cell in binds]
+            if rest:
+                out.insert(0, updated.with_changes(body=[node.with_changes(names=[
+                    *rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])]))
+            out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel(out)
+        self.ctx.ok("einops")
+        return cst.FlattenSentinel([updated, emit.statement(
+            "_msmigrate_einops_mindspore()  # einops learns MindSpore tensors\n")])
+
+    def _torch_imports(self, updated, torch_imports):
         # `import sys, numpy as np, torch`: the other modules' names stay imported
         others = {id(s): [a for a in s.names if (dotted(a.name) or "").split(".")[0] != "torch"]
                   for s in torch_imports if isinstance(s, cst.Import)}

@@ -182,3 +182,43 @@ model = Block().float()
                       ("Module.float", 21)}, marked
     assert result.code.count("# msmigrate: unsupported Module.") == 3, result.code
     compile(result.code, "<converted>", "exec")
+
+
+EINOPS = HEADER + """from einops import rearrange, reduce, repeat
+from einops.layers.torch import Rearrange, Reduce
+
+
+class PatchMixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.to_tokens = nn.Sequential(Rearrange('b c (h p) (w q) -> b (h w) (p q c)', p=2, q=2), nn.Linear(12, 8))
+        self.pool = Reduce('b n d -> b d', 'mean')
+
+    def forward(self, x):
+        t = self.to_tokens(x)
+        back = rearrange(t, 'b (h w) d -> b d h w', h=2)
+        peak = reduce(x, 'b c h w -> b c', 'max')
+        return self.pool(t), back, repeat(peak, 'b c -> b c k', k=3), reduce(t, 'b n d -> b d', 'prod')
+
+
+m = PatchMixer()
+# @run
+pooled, back, peaks, prod = m(x)
+"""
+
+
+def test_einops_functions_and_layers_run_on_mindspore_tensors():
+    """``einops.rearrange`` on a MindSpore tensor raised (einops has no MindSpore backend) and
+    ``einops.layers.torch.Rearrange`` stayed a torch layer inside a Cell, both with no marker. The converted file
+    defines the backend (``_msmigrate_einops_mindspore()``) and binds the layers to Cells."""
+    case = Case(("einops", "einops.layers.torch"), EINOPS, names=("pooled", "back", "peaks", "prod"),
+                inputs={"x": rng_array(2, 3, 4, 4)}, id="einops")
+    out = run_case(case)
+    assert "Rearrange = _MsmigrateEinopsRearrange" in out and "_msmigrate_einops_mindspore()" in out, out
+
+
+def test_an_einops_torch_layer_without_a_cell_is_a_marker():
+    result = convert_source(HEADER + "from einops.layers.torch import EinMix, Rearrange\n\n"
+                            "layer = Rearrange('b c -> c b')\n")
+    assert [u.api for u in result.unsupported] == ["einops.layers.torch.EinMix"], result.unsupported
+    assert "from einops.layers.torch import EinMix\n" in result.code, result.code
