@@ -222,3 +222,21 @@ def test_an_einops_torch_layer_without_a_cell_is_a_marker():
                             "layer = Rearrange('b c -> c b')\n")
     assert [u.api for u in result.unsupported] == ["einops.layers.torch.EinMix"], result.unsupported
     assert "from einops.layers.torch import EinMix\n" in result.code, result.code
+
+
+def test_a_conv_subclass_built_with_list_sizes():
+    """``class Conv2dStaticSamePadding(nn.Conv2d)`` built with ``kernel_size=[3, 3]`` (EfficientNet-PyTorch): torch
+    takes lists, MindSpore's kernel refused them; the torch-signature base passes tuples."""
+    case = Case("torch.nn.Conv2d", HEADER + """
+
+class SameConv(nn.Conv2d):
+    def forward(self, x):
+        return super().forward(x)
+
+
+m = SameConv(3, 4, kernel_size=[3, 3], stride=[2, 2], padding=1)
+sizes = (tuple(m.kernel_size), tuple(m.stride))
+# @run
+out = m(x)
+""", names=("out", "sizes"), inputs={"x": rng_array(1, 3, 7, 7)}, id="list kernel_size")
+    run_case(case)

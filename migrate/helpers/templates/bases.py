@@ -87,8 +87,10 @@ class _MsmigrateConv2d(nn.Conv2d):
         else:
             ph, pw = _msmigrate_pair(padding)
             pad_mode, pad = "pad", (ph, ph, pw, pw)
-        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bool(bias))
+        # sizes as tuples: torch also takes lists (EfficientNet's [k, k]), MindSpore's kernel refuses them
+        super().__init__(in_channels, out_channels, _msmigrate_pair(kernel_size), stride=_msmigrate_pair(stride),
+                         pad_mode=pad_mode, padding=pad, dilation=_msmigrate_pair(dilation), group=groups,
+                         has_bias=bool(bias))
         self.kernel_size, self.stride = _msmigrate_pair(kernel_size), _msmigrate_pair(stride)
         self.dilation = _msmigrate_pair(dilation)
         self.padding = padding if isinstance(padding, str) else _msmigrate_pair(padding)
@@ -134,8 +136,8 @@ class _MsmigrateConv3d(nn.Conv3d):
         else:
             pd, ph, pw = triple(padding)
             pad_mode, pad = "pad", (pd, pd, ph, ph, pw, pw)
-        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bool(bias))
+        super().__init__(in_channels, out_channels, triple(kernel_size), stride=triple(stride), pad_mode=pad_mode,
+                         padding=pad, dilation=triple(dilation), group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride, self.dilation = triple(kernel_size), triple(stride), triple(dilation)
         self.padding = padding if isinstance(padding, str) else triple(padding)
         self.groups, self.padding_mode = groups, padding_mode
