@@ -148,7 +148,7 @@ def test_a_pool_built_with_a_true_division_builds():
 
 
 def test_a_module_method_the_cell_lacks_is_a_marker():
-    """``self.conv.register_full_backward_hook(...)`` (a deformable-conv block), ``m.float()``: converted silently
+    """``self.conv.register_full_backward_pre_hook(...)``, ``self.register_parameter``, ``m.float()``: converted silently
     before, the Cell then raised AttributeError when built. Now each call is a marker at its line."""
     import mindspore as ms
     import torch
@@ -164,7 +164,7 @@ class Block(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(3, 3, 1)
-        self.conv.register_full_backward_hook(self._scale)
+        self.conv.register_full_backward_pre_hook(self._scale)
         self.register_parameter('extra', None)
 
     @staticmethod
@@ -178,7 +178,7 @@ class Block(nn.Module):
 model = Block().float()
 """)
     marked = {(u.api, u.line) for u in result.unsupported}
-    assert marked == {("Module.register_full_backward_hook", 10), ("Module.register_parameter", 11),
+    assert marked == {("Module.register_full_backward_pre_hook", 10), ("Module.register_parameter", 11),
                       ("Module.float", 21)}, marked
     assert result.code.count("# msmigrate: unsupported Module.") == 3, result.code
     compile(result.code, "<converted>", "exec")
@@ -240,3 +240,46 @@ sizes = (tuple(m.kernel_size), tuple(m.stride))
 out = m(x)
 """, names=("out", "sizes"), inputs={"x": rng_array(1, 3, 7, 7)}, id="list kernel_size")
     run_case(case)
+
+
+HOOK = HEADER + """
+
+class Offsets(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.conv.register_full_backward_hook(self._scale)
+
+    @staticmethod
+    def _scale(module, grad_input, grad_output):
+        return tuple(g * 0.1 if g is not None else None for g in grad_input)
+
+    def forward(self, x):
+        return self.conv(x) * 2
+
+
+m = Offsets()
+# @run
+def loss_of(inp):
+    return (m(inp) ** 2).sum()
+"""
+
+
+def test_a_full_backward_hook_scales_the_input_gradient_as_in_torch():
+    """``register_full_backward_hook`` (CT-crackseg's deformable conv scales its offsets' gradients): MindSpore's
+    ``Cell.register_backward_hook`` takes the same hook and its returned tuple replaces grad_input (measured)."""
+    import mindspore as ms
+    import torch
+
+    result = convert_source(HOOK)
+    assert "self.conv.register_backward_hook(self._scale)" in result.code and not result.unsupported, result.code
+    x = rng_array(1, 2, 5, 5)
+    t_ns, m_ns = {"__name__": "torch_side"}, {"__name__": "ms_side"}
+    exec(HOOK.replace("# @run\n", ""), t_ns)
+    exec(result.code.replace("# @run\n", ""), m_ns)
+    m_ns["m"].conv.weight.set_data(ms.Tensor(t_ns["m"].conv.weight.detach().numpy()))
+    m_ns["m"].conv.bias.set_data(ms.Tensor(t_ns["m"].conv.bias.detach().numpy()))
+    tx = torch.from_numpy(x).requires_grad_()
+    t_ns["loss_of"](tx).backward()
+    g = ms.grad(m_ns["loss_of"])(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
