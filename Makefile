@@ -4,7 +4,7 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test test-fast docs bench bench-real usage clean
+.PHONY: setup demo test test-fast docs site bench bench-real usage clean
 
 setup: $(STAMP)
 
@@ -34,6 +34,10 @@ test-fast: setup
 docs: setup
 	$(VENV)/bin/msmigrate mappings --format md > docs/supported_apis.md
 
+# the docs site (mkdocs.yml + docs/) into site/; make test builds it too (tests/test_docs_site.py, --strict)
+site: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 bench: setup
 	$(VPY) benchmarks/convert_speed.py
 	$(VPY) benchmarks/parity_overhead.py
@@ -48,4 +52,4 @@ bench-real: setup
 	$(VPY) benchmarks/real_models.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0
+	rm -rf $(VENV) build *.egg-info .pytest_cache demo_out rank_0 site

@@ -188,7 +188,7 @@ COUNTING = [
     " of a module as a value (`getattr(torch, name)`, `setattr(torch, ...)`) stay *missing*.",
     "- *Mapped* means converted. A use refused for a stated reason (a table entry that marks the form unsupported,"
     " or `unsupported.\"*\"` entries that only explain why) counts as *unsupported*, never as mapped.",
-    "- Names with no honest conversion have refusal entries (migrate/mappings/distributed_refused.toml: FSDP,"
+    "- Names with no honest conversion have refusal entries (mappings/distributed_refused.toml: FSDP,"
     " distributed checkpoints, DTensor, pipelining; facilities_refused.toml: operator registration, dispatcher"
     " internals, ONNX export, the profiler, torchvision's compiled operators, eager quantization, torch.fx, pruning;"
     " accelerators.toml: device calls torch itself cannot make without the device, generator states): their uses are"

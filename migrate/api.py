@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import ast
-import os
 import shutil
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -12,7 +10,8 @@ from pathlib import Path
 from . import helpers  # composed ops written into converted files (migrate/helpers)
 from .core import pipeline
 from .core.resolve import Project
-from .report import FileResult, InputError, Report
+from .io import write_atomic  # noqa: F401  (the commands import it from here)
+from .report import FileResult, InputError, Report, torch_uses
 
 
 def convert_source(code: str, filename: str = "<string>", jit: bool = False,
@@ -108,14 +107,37 @@ def convert_file(src: Path, display: str, jit: bool = False, keep_outputs: bool 
                  project: Project | None = None) -> FileResult:
     text, error = _read(src, display)
     if error:
-        return FileResult(display, "", errors=[error])
+        return FileResult(display, "", errors=[error],
+                          failed_uses=torch_uses(src.read_bytes().decode("utf-8", "replace")))
     if src.suffix == ".ipynb":  # notebooks: migrate/notebook.py (code cells as one module; no --jit)
         from .notebook import convert_notebook
 
-        return convert_notebook(text, display, keep_outputs=keep_outputs)
-    if project is None:
-        project = Project(src.parent)
-    return convert_source(text, display, jit=jit, project=project)
+        result = convert_notebook(text, display, keep_outputs=keep_outputs)
+    else:
+        result = convert_source(text, display, jit=jit, project=project or Project(src.parent))
+    if result.errors:
+        result.failed_uses = torch_uses(text)
+    return result
+
+
+def not_converted_copy(src: Path, result: FileResult) -> bytes | None:
+    """What OUT gets for a file that failed to convert: the torch text under a first line saying why, so the copy
+    is never mistaken for converted code (a notebook: a raw cell first; one that cannot be read: nothing)."""
+    e = result.errors[0]
+    more = f" (and {len(result.errors) - 1} more)" if len(result.errors) > 1 else ""
+    why = f"# msmigrate: not converted: {e.where()}: {e.message}{more}; this is the torch file unchanged"
+    if src.suffix == ".ipynb":
+        import json
+
+        try:
+            nb = json.loads(result.code or src.read_text(encoding="utf-8"))
+            nb["cells"].insert(0, {"cell_type": "raw", "id": "msmigrate-not-converted", "metadata": {},
+                                   "source": why})
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+            return None
+        return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    body = result.code.encode("utf-8") if result.code else src.read_bytes()
+    return why.encode("utf-8") + b"\n" + body
 
 
 _PROJECTS: dict[str, Project] = {}
@@ -125,19 +147,6 @@ def _convert_job(job):
     src, display, keep_outputs, root = job
     project = _PROJECTS.setdefault(root, Project(Path(root)))  # one per worker process and tree
     return convert_file(Path(src), display, keep_outputs=keep_outputs, project=project)
-
-
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write via a temp file in the same directory and rename: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 CONVERTED = (".py", ".ipynb")  # the suffixes convert_path converts; a directory's other files are copied
@@ -209,8 +218,11 @@ def convert_path(src, out=None, jobs: int = 1, jit: bool = False, keep_outputs: 
     report = Report(results)
     if out is not None:
         for (s, dest, _), result in zip(items, results):
-            if result.errors and not result.code:
-                continue  # undecodable: nothing sensible to write
+            if result.errors:  # failed: a copy whose first line says why (or nothing, for an unreadable notebook)
+                copy = not_converted_copy(s, result)
+                if copy is not None:
+                    write_atomic(dest, copy)
+                continue
             write_atomic(dest, result.code)
         if src.is_dir():
             for p in sorted(src.rglob("*")):

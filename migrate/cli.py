@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 
+from . import __version__, exitcodes
 from .runtime import prepare_mindspore_env
 
 # name -> module; the order is the order of `msmigrate --help`.
@@ -24,14 +25,17 @@ COMMANDS = {
     "lint": "migrate.commands.lint",
 }
 
-EXIT_USAGE = 2
+EXIT_USAGE = exitcodes.USAGE
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="msmigrate",
         description="Port PyTorch code to MindSpore and prove the port computes the same thing.",
+        epilog="example: msmigrate convert model.py -o ms/   (each command: msmigrate COMMAND --help; "
+               "docs: docs/index.md)",
     )
+    parser.add_argument("--version", action="version", version=f"msmigrate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)

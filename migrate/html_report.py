@@ -61,13 +61,13 @@ code, .code { font-family: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Conso
 .pill.err { background: var(--bad); color: #fff; }
 .chart .bar { display: grid; grid-template-columns: minmax(9em, 38%) 1fr; gap: 10px; align-items: center;
      margin: 3px 0; }
-.chart .name { text-align: right; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; direction: rtl; }
+.chart .name { text-align: right; overflow-wrap: anywhere; line-height: 1.2; }
 .chart .track { display: flex; align-items: center; height: 16px; }
 .chart .track .c { background: var(--ok); height: 100%; border-radius: 2px 0 0 2px; }
 .chart .track .u { background: var(--bad); height: 100%; border-radius: 0 2px 2px 0; }
 .chart .track .v { font-size: 12px; color: var(--muted); margin-left: 6px; white-space: nowrap; }
 @media (max-width: 700px) { .chart .bar { grid-template-columns: minmax(0, 1fr); gap: 0; margin: 6px 0; }
-     .chart .name { text-align: left; direction: ltr; } }
+     .chart .name { text-align: left; } }
 .api { border-bottom: 1px solid var(--line); padding: 8px 0; }
 .api .head { display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
 .api .head code { font-weight: 600; font-size: 14px; overflow-wrap: anywhere; }
@@ -99,6 +99,13 @@ tr.fold td { background: var(--panel); color: var(--muted); font-size: 12px; tex
 tr.cell td { background: #ddf4ff; color: #0550ae; font-weight: 600; font-size: 13px; padding: 3px 10px;
      white-space: normal; }
 .err { color: var(--bad); }
+.first { border: 1px solid var(--bad); border-left-width: 4px; border-radius: 8px; padding: 10px 14px; margin: 16px 0;
+     background: #fffafa; }
+.first h2 { margin: 0 0 6px; border: 0; padding: 0; font-size: 18px; color: var(--bad); }
+.first ol { margin: 0; padding-left: 22px; font-size: 14px; } .first li { margin: 4px 0; overflow-wrap: anywhere; }
+.first .why { color: var(--muted); }
+.pill.rank0 { background: var(--bad); color: #fff; } .pill.rank1, .pill.rank2 { background: var(--badbg); color: var(--bad); }
+.pill.rank3, .pill.rank4 { background: var(--panel); color: var(--muted); border: 1px solid var(--line); }
 p.narrow { display: none; }
 /* Narrow screens: the two sides interleave (torch line, then its MindSpore line) like a unified diff. */
 @media (max-width: 700px) {
@@ -277,6 +284,33 @@ def _chart(apis: list[tuple[str, int, int]]) -> str:
         "".join(rows) + "</div>"
 
 
+FIRST = 10  # problems listed under "Fix these first"
+
+
+def _fix_first(report: Report, fids: dict[str, int], name, sources: dict[str, tuple[str, str]]) -> str:
+    """The page opens with what blocks most (migrate/triage.py): failed files, the model's forward, the training
+    step, the rest, code nothing calls last; each links to its file's section."""
+    from .triage import LABELS, rank
+
+    items = rank(report, {f: src[0] for f, src in sources.items() if src[0]})
+    if not items:
+        return ""
+    by_where = {}
+    for f in report.files:
+        for rec in [*f.errors, *f.unsupported]:
+            by_where.setdefault(rec.where(), f)
+    rows = []
+    for i in items[:FIRST]:
+        f = by_where.get(i.where)
+        loc = i.where if f is None else name(f) + i.where[len(f.filename):]
+        link = f'<a href="#f{fids[f.filename]}"><code>{esc(loc)}</code></a>' if f is not None else f"<code>{esc(loc)}</code>"
+        text = i.text.removeprefix("error: ")
+        why = f' <span class="why">({esc(i.context)})</span>' if i.context != LABELS[i.rank] else ""
+        rows.append(f'<li><span class="pill rank{i.rank}">{esc(LABELS[i.rank])}</span> {link}: {esc(text)}{why}</li>')
+    more = f" ({FIRST} of {len(items)}; the rest are in the files below)" if len(items) > FIRST else ""
+    return (f'<div class="first"><h2>Fix these first{more}</h2><ol>{"".join(rows)}</ol></div>')
+
+
 def render(report: Report, sources: dict[str, tuple[str, str]], title: str = "msmigrate conversion report") -> str:
     """The page. ``sources``: file name (as in the report) -> (torch text, MindSpore text)."""
     converted = sum((f.apis for f in report.files), Counter())
@@ -300,9 +334,11 @@ def render(report: Report, sources: dict[str, tuple[str, str]], title: str = "ms
              "Nothing was executed. Converted lines are tinted with the changed tokens highlighted; red rows are "
              "the places left as torch, with the reason." + (f" Files under <code>{esc(root)}</code>." if root else "")
              + "</p>")
+    h.append(_fix_first(report, {f.filename: fid for fid, f in enumerate(report.files)}, name, sources))
+    n_failed = len(report.failed_files)
     cards = [("files", len(report.files), ""), ("torch API uses", report.api_calls, ""),
              ("converted", report.converted, "ok"), ("unsupported", n_unsup, "bad" if n_unsup else "ok"),
-             ("input errors", n_err, "bad" if n_err else "ok")]
+             ("failed to convert", n_failed, "bad" if n_failed else "ok")]
     h.append('<div class="cards">')
     for label, n, cls in cards:
         h.append(f'<div class="card {cls}"><div class="n">{n}</div><div class="l">{esc(label)}</div></div>')

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import re
 from dataclasses import asdict, dataclass, field
 
 
@@ -53,6 +54,22 @@ class FileResult:
     errors: list[InputError] = field(default_factory=list)
     apis: Counter = field(default_factory=Counter)  # converted API -> uses
     jit: list = field(default_factory=list)  # migrate.rewrite.jit.JitStep per training step (convert --jit)
+    failed_uses: int = 0  # a file that failed to convert: its torch uses, counted on the text (see torch_uses)
+
+    @property
+    def failed(self) -> bool:
+        """The file did not convert (syntax error, undecodable bytes, an internal error): none of its uses count
+        as converted."""
+        return bool(self.errors)
+
+
+_USE = re.compile(r"\b(?:torch|nn|F)\.[A-Za-z_]\w*")
+
+
+def torch_uses(text: str) -> int:
+    """The torch uses of a file that could not be parsed, counted on its text (``torch.x``, ``nn.X``, ``F.x``
+    outside comments): what a failed file leaves unconverted, for the rate."""
+    return sum(len(_USE.findall(line.split("#", 1)[0])) for line in text.splitlines())
 
 
 @dataclass
@@ -61,11 +78,17 @@ class Report:
 
     @property
     def api_calls(self) -> int:
-        return sum(f.api_calls for f in self.files)
+        """torch API uses found; a file that failed to convert counts its uses (at least one) as found."""
+        return sum(max(f.api_calls, f.failed_uses, 1) if f.failed else f.api_calls for f in self.files)
 
     @property
     def converted(self) -> int:
-        return sum(f.converted for f in self.files)
+        """Uses converted, in the files that converted (a failed file converts nothing)."""
+        return sum(f.converted for f in self.files if not f.failed)
+
+    @property
+    def failed_files(self) -> list[FileResult]:
+        return [f for f in self.files if f.failed]
 
     @property
     def unsupported(self) -> list[Unsupported]:
@@ -86,6 +109,7 @@ class Report:
     def to_json(self) -> dict:
         return {
             "files": len(self.files),
+            "failed_files": [f.filename for f in self.failed_files],
             "api_calls": self.api_calls,
             "converted": self.converted,
             "conversion_rate": round(self.conversion_rate, 4),
@@ -95,15 +119,27 @@ class Report:
             "jit": [asdict(s) for s in self.jit],
         }
 
-    def summary(self) -> str:
-        lines = [
-            f"files: {len(self.files)}   torch API uses: {self.api_calls}   converted: {self.converted}   "
-            f"unsupported: {len(self.unsupported)}   conversion rate: {self.conversion_rate:.1%}"
-        ]
+    def summary(self, first: int = 10) -> str:
+        """Terminal text: "fix these first" (the ``first`` most blocking problems, migrate/triage.py), the
+        totals, then every marker, error and jit step."""
+        lines = []
+        if self.errors or self.unsupported:
+            from .triage import rank
+
+            items = rank(self)
+            shown = items[:first]
+            lines.append(f"fix these first ({len(shown)} of {len(items)}: failed files, then the model's forward, "
+                         "the training step, the rest; code nothing calls last):")
+            lines += [f"  {i.line()}" for i in shown]
+        failed = len(self.failed_files)
+        lines.append(
+            f"files: {len(self.files)}" + (f" ({failed} failed to convert)" if failed else "")
+            + f"   torch API uses: {self.api_calls}   converted: {self.converted}   "
+            f"unsupported: {len(self.unsupported)}   conversion rate: {self.conversion_rate:.1%}")
         for u in self.unsupported:
             lines.append(f"  {u.where()}: unsupported {u.api}: {u.reason}")
         for e in self.errors:
-            lines.append(f"  {e.where()}: error: {e.message}")
+            lines.append(f"  {e.where()}: error: {e.message} (not converted)")
         for s in self.jit:
             lines.append(f"  {s.file}:{s.line}: jit: " + ("wrapped: " if s.wrapped else "eager: ") + s.reason)
         return "\n".join(lines)

@@ -1,6 +1,6 @@
 """torch state_dict <-> MindSpore checkpoint.
 
-The per-layer rename rules live in ``migrate/mappings/weights.toml`` (keyed by MindSpore cell class, each
+The per-layer rename rules live in ``mappings/weights.toml`` (keyed by MindSpore cell class, each
 naming the torch classes it replaces); this module only applies them:
 
 * with a network (a MindSpore cell, or a torch module) the mapping is exact: the module tree is
@@ -28,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-RULES_FILE = Path(__file__).resolve().parent / "mappings" / "weights.toml"
+from .mapping.table import builtin_mappings_dir
+
+RULES_FILE = builtin_mappings_dir() / "weights.toml"
 _WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "module")
 
 
@@ -87,7 +89,7 @@ class Rules:
 
 @lru_cache(maxsize=None)
 def load_rules(path: str | None = None) -> Rules:
-    """Parse and validate migrate/mappings/weights.toml."""
+    """Parse and validate mappings/weights.toml."""
     path = Path(path) if path else RULES_FILE
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
@@ -481,9 +483,15 @@ def load_torch_state_dict(path) -> dict:
     path = str(path)
     if not os.path.isfile(path):
         raise WeightsError(f"{path}: no such file")
+    corrupt = _not_a_checkpoint(path)
+    if corrupt:
+        raise WeightsError(f"{path}: not a torch checkpoint: {corrupt}")
     try:
         obj = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
+        if "GLOBAL" not in str(exc) and "Unsupported" not in str(exc):  # not a refusal: a damaged pickle
+            raise WeightsError(f"{path}: not a torch checkpoint: a damaged pickle "
+                               f"({_first_line(exc.__cause__ or exc)})") from None
         m = re.search(r"GLOBAL ([\w.]+)", str(exc))
         what = f" (it references {m.group(1)})" if m else ""
         raise WeightsError(
@@ -492,6 +500,8 @@ def load_torch_state_dict(path) -> dict:
             "(save model.state_dict(), not the model)"
         ) from None
     except Exception as exc:  # noqa: BLE001 - any unreadable file is one input error
+        if "zip archive" in str(exc):
+            raise WeightsError(f"{path}: not a torch checkpoint: a damaged zip archive (truncated or corrupt)") from None
         raise WeightsError(f"{path}: not a torch checkpoint ({type(exc).__name__}: {_first_line(exc)})") from None
     if isinstance(obj, dict) and not all(torch.is_tensor(v) for v in obj.values()):
         for key in _WRAPPER_KEYS:
@@ -504,6 +514,19 @@ def load_torch_state_dict(path) -> dict:
         raise WeightsError(f"{path}: holds a {kind}, not a state_dict of tensors"
                            + (f" (non-tensor entries: {', '.join(map(str, bad))})" if bad else ""))
     return dict(obj)
+
+
+def _not_a_checkpoint(path: str) -> str | None:
+    """Why the file cannot be a ``torch.save`` file, from its first bytes (None when it may be one): torch writes a
+    zip archive (since 1.6) or, in the legacy format, a pickle (protocol 2+, first byte 0x80)."""
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if not head:
+        return "the file is empty"
+    if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
+        return None
+    return (f"it starts with {head!r}, neither a zip archive (torch.save) nor a pickle (the legacy format): "
+            "the file is corrupt or of another kind")
 
 
 def load_ms_checkpoint(path) -> dict:
@@ -520,37 +543,26 @@ def load_ms_checkpoint(path) -> dict:
     return {k: v.asnumpy() for k, v in params.items()}
 
 
-def _temp_name(path: str, suffix: str) -> str:
-    d, base = os.path.split(os.path.abspath(path))
-    return os.path.join(d, f".{base}.{os.getpid()}.tmp{suffix}")
-
-
 def save_ms_checkpoint(arrays: dict, path) -> None:
     """Write {name: array} as a MindSpore checkpoint, atomically (temp file + os.replace)."""
     import mindspore as ms
 
-    path = str(path)
-    tmp = _temp_name(path, ".ckpt")  # save_checkpoint appends .ckpt to names without it
-    try:
+    from .io import atomic_path
+
+    # the temp name ends in .ckpt (save_checkpoint appends it to names without it); atomic_path gives the file
+    # the user's mode (MindSpore writes checkpoints read-only for their owner)
+    with atomic_path(path, suffix=".ckpt") as tmp:
         ms.save_checkpoint([{"name": k, "data": ms.Tensor(np.ascontiguousarray(v))} for k, v in arrays.items()], tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def save_torch_state_dict(state_dict: dict, path) -> None:
     """``torch.save`` a state_dict atomically (temp file + os.replace)."""
     import torch
 
-    path = str(path)
-    tmp = _temp_name(path, ".pt")
-    try:
+    from .io import atomic_path
+
+    with atomic_path(path, suffix=".pt") as tmp:
         torch.save(state_dict, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def load_checkpoint_into(ms_net, arrays: dict) -> None:

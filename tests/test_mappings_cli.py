@@ -142,7 +142,7 @@ def test_scan_never_executes(capsys, tmp_path):
 
 def test_scan_input_errors(capsys, tmp_path):
     code, _, err = run_cli(capsys, "scan", str(tmp_path / "missing"))
-    assert code == 1 and "no such file" in err
+    assert code == 2 and "no such file" in err
     (tmp_path / "broken.py").write_text("def f(:\n")
     code, out, _ = run_cli(capsys, "scan", str(tmp_path / "broken.py"))
     assert code == 1 and "syntax error" in out

@@ -219,3 +219,42 @@ def test_a_module_registered_under_two_paths_loads_once():
     np.testing.assert_array_equal(m.cpe.weight.asnumpy(), t.cpe.weight.detach().numpy())
     with pytest.raises(WeightsError, match="block.cpe.weight"):  # a copy is not an alias: it needs a home
         torch_to_mindspore({k: v.clone() for k, v in sd.items()}, m)
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "the file is empty"),
+    (b"hello, not a checkpoint\n", "neither a zip archive (torch.save) nor a pickle"),
+    (bytes(range(7, 200)), "neither a zip archive (torch.save) nor a pickle"),
+    (b"\x80\x02}q\x00(X\x01", "not a torch checkpoint"),
+])
+def test_a_file_that_is_no_checkpoint_says_so(tmp_path, content, message):
+    """A corrupt file is not "a pickle holding objects other than tensors": that message is for refused pickles."""
+    (tmp_path / "bad.pth").write_bytes(content)
+    with pytest.raises(WeightsError) as exc:
+        load_torch_state_dict(tmp_path / "bad.pth")
+    assert message in str(exc.value) and "other than tensors" not in str(exc.value)
+
+
+def test_a_truncated_checkpoint_says_so(tmp_path):
+    torch.save({"w": torch.zeros(64)}, tmp_path / "m.pth")
+    data = (tmp_path / "m.pth").read_bytes()
+    (tmp_path / "m.pth").write_bytes(data[: len(data) // 2])
+    with pytest.raises(WeightsError, match="damaged zip archive"):
+        load_torch_state_dict(tmp_path / "m.pth")
+
+
+def test_written_checkpoints_have_the_users_mode(tmp_path):
+    """MindSpore writes checkpoints read-only for their owner, mkstemp 0600: msmigrate gives the umask's mode."""
+    import stat
+
+    from migrate.weights import save_ms_checkpoint, save_torch_state_dict
+
+    old = os.umask(0o022)
+    try:
+        save_ms_checkpoint({"w": np.zeros(2, np.float32)}, tmp_path / "m.ckpt")
+        save_torch_state_dict({"w": torch.zeros(2)}, tmp_path / "m.pth")
+    finally:
+        os.umask(old)
+    for name in ("m.ckpt", "m.pth"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ckpt", "m.pth"]

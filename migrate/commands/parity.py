@@ -5,87 +5,34 @@ import os
 import sys
 import tempfile
 
+from .. import exitcodes
+
 HELP = "run torch and MindSpore side by side and name the first layer where they part"
 DESCRIPTION = """\
-Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every
-layer's output (forward), every parameter gradient and every layer's output/input gradient
-(backward), and optionally N optimizer steps (losses, parameters, BatchNorm running statistics).
-The first divergent layer is named; a table is printed, and --report DIR writes parity.json and a
-self-contained parity.html.
+Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every layer's
+output, every parameter gradient and optionally N optimizer steps; name the first layer where they part.
 
-  msmigrate parity model.py:UNet --args '{"channels": 3}' --input 2,3,64,64
-  msmigrate parity model.py:UNet --ms ms_model.py:UNet --data batch.npz \\
-      --loss losses.py:BCEDice --ms-loss ms_losses.py:BCEDice --steps 3 --optimizer adam --lr 1e-3
+  msmigrate parity nets/unet.py:UNet --args '{"n_classes": 1}' --input 2,3,64,64 --report parity/
 
-TARGET:NAME: TARGET is a file (nets/unet.py) or a dotted module (nets.unet, found under --path DIR,
-then the current directory); NAME is a class or a factory function; --args (JSON) are its keyword
-arguments, used on both sides. A file inside a package (folders with __init__.py) is imported under
-its package name from the package's root, so relative imports work; a plain file with its folder as
-the root, so sibling imports work. Each side's imports are kept apart: the MindSpore side never
-receives the torch side's module of the same name (`networks`, `modules`) from sys.modules; the loss
-shares its own side's modules. Without --ms the MindSpore model is converted on the fly (msmigrate
-convert, into a temporary directory) with its whole package, or with the other .py files of its
-folder; likewise the loss without --ms-loss. Weights are the torch model's (or --weights FILE:
-.pt/.pth state_dict or .ckpt), copied to MindSpore by the weights converter; a torch tensor with no
-MindSpore parameter (a registered buffer the port holds as a constant, a dropped bias) is noted, not
-copied, and the forward shows whether it mattered. Both sides run in train mode with dropout
-disabled (BatchNorm uses batch statistics); without --loss the loss is the sum of the outputs; a
-model without parameters gets its gradients through its inputs.
+TARGET:NAME: a file (nets/unet.py) or a dotted module (nets.unet, under --path DIR); NAME a class or
+factory, --args (JSON) its keyword arguments on both sides. Without --ms the MindSpore side is converted
+on the fly (with its package). Weights are the torch model's (or --weights), copied by the weights
+converter. Both sides run in train mode, dropout / drop-path disabled; the loss is --loss or the sum of
+the outputs. Inputs: --input SHAPE[:DTYPE] (repeatable) or --data FILE.npz (input, target).
 
-Verdict, per tensor (layer outputs, parameter gradients, parameters after a step), in tiers:
-  1. float32 screen: |torch - ms| <= atol + rtol * max|torch| for every element (gradients:
-     --grad-rtol). torch's backward runs after MindSpore's and takes MindSpore's decision at each
-     ReLU / max-pool element where the two decided otherwise (an input closer to the kink than the
-     forward difference: either decision is a correct float32 evaluation; more than 0.1% of a layer
-     is not noise and keeps torch's own);
-  2. a tensor outside the screen is judged on a float64 run of the torch model (run only when some
-     tensor needs it): error = ||ms - ref||, noise floor = K x ||torch32 - ref|| (torch's own float32
-     error on that tensor; K = 32 for outputs, 128 for gradients: the ratio sqrt(n / log2 n) between a
-     single-accumulator and a blocked float32 sum of n terms, for n up to ~14k fan-in / ~3e5 positions,
-     see README) + eps32 x ||sum|terms| || (parameter gradients of Linear/Conv/norm layers: a gradient
-     summing large terms to zero, like a conv bias before BatchNorm, gets eps x sum|terms|, not
-     eps x |result|). The float64 backward takes MindSpore's kink decisions too, so torch32, ms and
-     ref differ by rounding only;
-  3. where a ReLU / max-pool layer's routing in MindSpore is not known (too many elements differ,
-     winners that cannot be read off MindSpore's input), a parameter gradient still outside the screen
-     gets a routing term: how far torch's gradient moves when noise of the frameworks' observed forward
-     difference is added at those layers' inputs (one more torch run).
-The parameter gradients decide the backward verdict (a model without parameters: its input and layer
-gradients). Only when one fails are the gradients at every layer's outputs and inputs recorded, in a
-second forward+backward on both sides, to name the layer where the backward parts; a layer gradient
-outside the screen while every parameter gradient is within its floor (a ReLU / max-pool kink routed
-differently) is not a divergence.
-The ratio error / floor is shown per tensor (terminal, parity.json, parity.html): <= 1 passes; a real
-slip reads 100x, a marginal case 1.2x; * marks ratios judged on the float64 reference.
-Steps: each step starts both sides from torch's state (parameters, buffers, optimizer moments), so
-float noise does not compound; a parameter may differ by lr x grad_rtol x max|torch gradient|. With
---optimizer adam MindSpore applies torch's exact Adam, and the elements whose gradients the
-frameworks disagree on in sign (or by more than 1%) are left out for that step (Adam's normalised
-update moves a noise-level gradient by a full lr).
+Each tensor is judged against a noise floor: a float32 screen (|torch - ms| <= atol + rtol x max|torch|),
+then, for what fails it, a float64 run of the torch model (floor = K x torch's own float32 error);
+error / floor <= 1 passes, a real slip reads 30x to 1e6x. How and why: docs/parity.md.
 
-Inputs: --input SHAPE[:DTYPE] (repeat for several positional inputs; random normal floats, ints
-in [0, 10)), or --data FILE.npz with `input` (or input0, input1, ...) and optionally `target`.
-With --loss and no target, a uniform [0, 1) target of the output's shape is drawn.
-
-WARNING: this command IMPORTS AND RUNS the Python files you name (model, loss, and the converted
-code). Only run it on code you trust.
-
---jit also runs the MindSpore model under ms.jit and compares its outputs and every parameter gradient
-with PyNative (parity.json: "jit"), naming gradients that vanish or differ once compiled.
-
-On a terminal a progress bar on stderr counts the stages (forward+backward, then each step); never in CI
-(CI set) or when stdout is piped.
-
-Exit codes: 0 parity holds; 1 a divergence was found (or the MindSpore side raised, or --jit differs);
-2 usage or input error (missing file or class, bad --input/--args, weights that do not fit, the
-torch model itself failing)."""
+WARNING: this command IMPORTS AND RUNS the Python files you name. Only run it on code you trust.
+""" + exitcodes.help_line("a divergence (or the MindSpore side raised, or --jit differs)")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("model", metavar="TORCH_FILE:NAME", help="torch model class or factory (FILE.py:NAME, or "
                         "package.module:NAME found on --path)")
     parser.add_argument("--path", action="append", metavar="DIR", default=[],
-                        help="import root for package.module:NAME targets and their imports (repeatable)")
+                        help="import root for package.module targets (repeatable)")
     parser.add_argument("--ms", metavar="MS_FILE:NAME", help="MindSpore port (default: convert TORCH_FILE now)")
     parser.add_argument("--args", metavar="JSON", help="keyword arguments for NAME on both sides")
     parser.add_argument("--input", action="append", metavar="SHAPE[:DTYPE]", default=[],
@@ -98,15 +45,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"], help="for --steps (default sgd)")
     parser.add_argument("--lr", type=float, default=1e-3, help="learning rate for --steps (default 1e-3)")
     parser.add_argument("--rtol", type=float, default=1e-4,
-                        help="float32 screen: tolerance relative to each tensor's largest magnitude (default 1e-4)")
+                        help="float32 screen, relative to max|torch| (default 1e-4)")
     parser.add_argument("--grad-rtol", type=float, default=1e-2,
-                        help="the same for gradients, which sum over the batch and pixels (default 1e-2)")
+                        help="the same for gradients (default 1e-2)")
     parser.add_argument("--atol", type=float, default=1e-5, help="float32 screen: absolute tolerance (default 1e-5)")
     parser.add_argument("--no-reference", action="store_true",
-                        help="skip the float64 reference: the float32 screen's verdict is final")
+                        help="the float32 screen's verdict is final")
     parser.add_argument("--jit", action="store_true",
-                        help="also run the MindSpore model under ms.jit and compare outputs and every parameter "
-                             "gradient with PyNative (names gradients that vanish or differ once compiled)")
+                        help="also compare the MindSpore model under ms.jit with PyNative")
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
     parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html")
     parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
@@ -125,14 +71,14 @@ def run(args) -> int:
         report, jit_report = _run(args, parse_args_json(args.args))
     except (UsageError, LoadError, ParityError, WeightsError) as exc:
         print(f"msmigrate parity: error: {exc}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     print(report.table(color=False if args.no_color else None))
     if jit_report is not None:
         print(jit_report.format_text())
     if args.report:
         paths = report.write(args.report)
         print(f"report: {paths['json']}, {paths['html']}")
-    return 0 if report.passed else 1
+    return exitcodes.OK if report.passed else exitcodes.FAILED
 
 
 def _run(args, kwargs):
@@ -195,7 +141,12 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     from migrate.parity.loading import LoadError, load_object, locate, namespace, split_spec
 
     if ms_spec:
-        obj = load_object(ms_spec, kwargs, side="ms", paths=paths)
+        try:
+            obj = load_object(ms_spec, kwargs, side="ms", paths=paths)
+            if not isinstance(obj, ms.nn.Cell):
+                raise UsageError(f"{ms_spec} (MindSpore side) gives a {type(obj).__name__}, not a mindspore.nn.Cell")
+        except (LoadError, UsageError) as exc:
+            raise UsageError(f"{exc}{_not_converted_hint(ms_spec)}") from None
     else:
         target, name = split_spec(torch_spec)
         root, dotted, file = locate(target, paths)
@@ -213,6 +164,26 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     if not isinstance(obj, ms.nn.Cell):
         raise UsageError(f"{ms_spec or torch_spec} (MindSpore side) gives a {type(obj).__name__}, not a mindspore.nn.Cell")
     return obj
+
+
+def _not_converted_hint(spec: str) -> str:
+    """When the MindSpore side fails to load and files beside it are `msmigrate convert`'s copies of files it could
+    not convert (their first line says so), name them: the error is likely theirs."""
+    target = spec.rpartition(":")[0] or spec
+    folder = os.path.dirname(os.path.abspath(target)) if target.endswith(".py") else None
+    if not folder or not os.path.isdir(folder):
+        return ""
+    failed = []
+    for name in sorted(os.listdir(folder))[:500]:
+        if name.endswith(".py"):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                    first = fh.readline().strip()
+            except OSError:
+                continue
+            if first.startswith("# msmigrate: not converted"):
+                failed.append(f"{os.path.join(folder, name)} ({first[2:]})")
+    return f"; note: msmigrate convert could not convert {'; '.join(failed[:3])}" if failed else ""
 
 
 def _convert_one(src, dest, quiet=False):

@@ -6,6 +6,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from .. import exitcodes
+
 HELP = "count a project's torch API uses and list the unsupported ones (never executes or writes anything)"
 DESCRIPTION = """\
 Scan PyTorch source (a .py file, a .ipynb notebook or a directory) the way `msmigrate convert` would, without
@@ -17,10 +19,12 @@ Use it to size a migration before converting.
 A progress bar is drawn on stderr while a directory is scanned, only when stderr is a terminal, stdout is not
 piped (a file is fine) and CI is not set; --quiet turns it off. --jobs N scans with N processes.
 
-exit codes: 0 every API use found is supported, 3 some use is unsupported, 1 input errors (missing path,
-syntax error, undecodable file), 2 usage."""
+  msmigrate scan repo/ --format json > uses.json
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = 0, 1, 2, 3
+""" + exitcodes.help_line("a file could not be read (syntax error, undecodable)", "some use is unsupported")
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = (exitcodes.OK, exitcodes.FAILED, exitcodes.USAGE,
+                                                  exitcodes.UNSUPPORTED)
 
 
 def add_arguments(p) -> None:
@@ -85,7 +89,7 @@ def run(args) -> int:
     path = Path(args.path)
     if not path.exists():
         print(f"msmigrate: {path}: no such file or directory", file=sys.stderr)
-        return EXIT_INPUT
+        return EXIT_USAGE
     if args.jobs < 1:
         print("msmigrate: --jobs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
@@ -96,7 +100,7 @@ def run(args) -> int:
             report = convert_path(path, None, jobs=args.jobs, progress=bar)  # out=None: nothing is written
     except MappingError as exc:
         print(f"msmigrate: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+        return EXIT_USAGE
     summary = summarise(report)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

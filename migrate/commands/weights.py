@@ -4,28 +4,26 @@ from __future__ import annotations
 import os
 import sys
 
+from .. import exitcodes
+
 HELP = "convert a torch state_dict (.pt/.pth) to a MindSpore checkpoint (.ckpt) and back"
 DESCRIPTION = """\
-Convert trained weights between frameworks.
+Convert trained weights between frameworks, with the parameter names the converter produces.
 
   msmigrate weights model.pth -o model.ckpt                 torch -> MindSpore
   msmigrate weights model.ckpt -o model.pth --reverse       MindSpore -> torch
 
-Names follow migrate/mappings/weights.toml (BatchNorm weight/bias/running_mean/running_var ->
-gamma/beta/moving_mean/moving_variance, num_batches_tracked dropped; LayerNorm/GroupNorm ->
-gamma/beta; Embedding -> embedding_table; PReLU -> w; Conv1d weight (out,in,k) -> (out,in,1,k)).
-With --model (torch) or --ms-model (MindSpore) the layers are read from the network and the
-mapping is exact; without, layers are inferred from tensor names and the inferred rules printed.
+Names follow the mapping table's weights.toml (BatchNorm weight/bias/running_mean/running_var ->
+gamma/beta/moving_mean/moving_variance, num_batches_tracked dropped; LayerNorm/GroupNorm -> gamma/beta;
+Embedding -> embedding_table; PReLU -> w; Conv1d weight (out,in,k) -> (out,in,1,k)). With --model (torch)
+or --ms-model (MindSpore) the layers are read from the network and the mapping is exact; without, layers
+are inferred from tensor names and the inferred rules printed.
 
-torch checkpoints are read with torch.load(weights_only=True): a pickle that would run code is
-refused. --model / --ms-model IMPORT AND RUN the named Python file.
+torch checkpoints are read with torch.load(weights_only=True): a pickle that would run code is refused.
+--model / --ms-model IMPORT AND RUN the named Python file. The output is written to a temporary file and
+renamed: an existing DST is never left half-written. Details: docs/weights.md.
 
-A progress bar (read, map, write) is drawn on stderr only when stderr is a terminal, stdout is not piped
-and CI is not set; --quiet turns it off.
-
-Exit codes: 0 written; 2 usage or input error (unreadable file, refused pickle, tensor that does
-not fit: the message names it and both shapes). The output is written to a temporary file and
-renamed, so an existing DST is never left half-written."""
+""" + exitcodes.help_line()
 
 
 def add_arguments(parser) -> None:
@@ -95,7 +93,7 @@ def run(args) -> int:
     except (WeightsError, LoadError) as exc:
         bar.close()
         print(f"msmigrate weights: error: {exc}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     finally:
         bar.close()
     for line in notes:
@@ -103,4 +101,4 @@ def run(args) -> int:
     n = len(arrays) if not args.reverse else len(sd)
     print(f"wrote {args.output}: {n} tensors, {renamed} renamed"
           + (f", {dropped} dropped (num_batches_tracked)" if dropped else ""))
-    return 0
+    return exitcodes.OK

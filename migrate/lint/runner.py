@@ -1,8 +1,6 @@
 """Reading files, running the rules, applying the safe fixes and writing atomically."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import libcst as cst
@@ -87,14 +85,7 @@ def read_source(path: Path) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder + os.replace."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Rewrite a source file atomically, keeping its mode (migrate/io.py)."""
+    from ..io import write_atomic as write
+
+    write(path, text, keep_mode=True)

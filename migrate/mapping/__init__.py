@@ -1,4 +1,4 @@
-"""The mapping table: ``migrate/mappings/*.toml`` loaded and validated into typed :class:`Entry` rules.
+"""The mapping table: ``mappings/*.toml`` loaded and validated into typed :class:`Entry` rules.
 
 One TOML file per API family. Each ``[[api]]`` table describes one torch API::
 

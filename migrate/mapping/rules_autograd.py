@@ -1,4 +1,4 @@
-"""Rules for migrate/mappings/init.toml (torch.nn.init -> mindspore.common.initializer)."""
+"""Rules for mappings/init.toml (torch.nn.init -> mindspore.common.initializer)."""
 from __future__ import annotations
 
 import libcst as cst

@@ -1,4 +1,4 @@
-"""Rules for torch.* functions and Tensor methods (migrate/mappings/torch_math.toml, migrate/mappings/tensor_math.toml)."""
+"""Rules for torch.* functions and Tensor methods (mappings/torch_math.toml, mappings/tensor_math.toml)."""
 from __future__ import annotations
 
 import re

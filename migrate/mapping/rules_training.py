@@ -1,18 +1,21 @@
-"""Rules for optimizers, checkpoints and data loading (migrate/mappings/optim.toml, migrate/mappings/training.toml)."""
+"""Rules for optimizers, checkpoints and data loading (mappings/optim.toml, mappings/training.toml)."""
 from __future__ import annotations
 
 import libcst as cst
 
-from ..core.cst_util import Unsupported, code, expr
+from ..core.cst_util import NOT_LITERAL, Unsupported, code, expr
 
 
 class _TrainableParams(cst.CSTTransformer):
-    """``X.get_parameters()`` (the converted ``X.parameters()``) -> ``X.trainable_params()``."""
+    """``_msmigrate_parameters(X)`` (the converted ``X.parameters()``) -> ``X.trainable_params()``."""
 
     def leave_Call(self, original, updated):
         f = updated.func
         if isinstance(f, cst.Attribute) and f.attr.value == "get_parameters" and not updated.args:
             return updated.with_changes(func=f.with_changes(attr=cst.Name("trainable_params")))
+        if (isinstance(f, cst.Name) and f.value == "_msmigrate_parameters" and len(updated.args) == 1
+                and updated.args[0].keyword is None):
+            return cst.Call(func=cst.Attribute(value=updated.args[0].value, attr=cst.Name("trainable_params")))
         return updated
 
 
@@ -70,12 +73,14 @@ def autocast(call) -> None:
     if enabled is False:  # efficientvit's attention: a block kept out of autocast runs as written in MindSpore
         call.replacement = expr("_MsmigrateNoAutocast()")
         return
-    if enabled is not True:
-        raise Unsupported("enabled= other than a literal True or False is not converted")
     device = call.literal("device_type", absent="cuda")
     dtype = call.src("dtype")
     if dtype is None:
         if call.entry.torch == "torch.cuda.amp.autocast" or device == "cuda":
+            dtype = "ms.float16"
+        elif device is NOT_LITERAL and enabled is not True:
+            # torch.autocast(device.type, enabled=amp): the scripts that write it enable AMP on cuda, where torch
+            # casts to float16 (on CPU torch would use bfloat16, which MindSpore's CPU MatMul does not run)
             dtype = "ms.float16"
         else:
             raise Unsupported(f"device_type={device!r} without dtype autocasts to bfloat16, which MindSpore's CPU "
@@ -83,6 +88,9 @@ def autocast(call) -> None:
     if dtype != "ms.float16":
         raise Unsupported(f"dtype={dtype}: only float16 is converted (bfloat16 MatMul has no MindSpore CPU kernel, "
                           "measured)")
+    if enabled is not True:  # enabled=amp: the training pass casts the network only when it holds
+        call.replacement = expr(f"ms.amp.autocast_O1(enabled={call.src('enabled')})")
+        return
     call.replacement = expr("ms.amp.autocast_O1()")
 
 
@@ -90,8 +98,9 @@ def grad_scaler(call) -> None:
     """GradScaler(init_scale=2**16, growth_factor=2, backoff_factor=0.5, growth_interval=2000) ->
     ``ms.amp.DynamicLossScaler(scale_value, scale_factor, scale_window)``, which divides by scale_factor on overflow
     (so backoff_factor must be 1 / growth_factor) and never goes below 1 (torch can)."""
-    if call.literal("enabled", absent=True) is not True:
-        raise Unsupported("enabled= other than True is not converted")
+    enabled = call.literal("enabled", absent=True)
+    if enabled is False:
+        raise Unsupported("enabled=False is not converted")
     growth = call.literal("growth_factor", absent=2.0)
     backoff = call.literal("backoff_factor", absent=0.5)
     if not isinstance(growth, (int, float)) or not isinstance(backoff, (int, float)) or abs(growth * backoff - 1) > 1e-12:
@@ -102,8 +111,10 @@ def grad_scaler(call) -> None:
     growth = int(growth)
     scale = call.src("init_scale") or "65536.0"
     window = call.src("growth_interval") or "2000"
-    call.replacement = expr(f"ms.amp.DynamicLossScaler(scale_value={scale}, scale_factor={growth}, "
-                            f"scale_window={window})")
+    scaler = f"ms.amp.DynamicLossScaler(scale_value={scale}, scale_factor={growth}, scale_window={window})"
+    if enabled is not True:  # GradScaler(enabled=amp): disabled, torch's scale / unscale_ are identities
+        scaler = f"{scaler} if {call.src('enabled')} else ms.amp.StaticLossScaler(1.0)"
+    call.replacement = expr(scaler)
 
 
 def _calls(node, attr):
@@ -201,8 +212,18 @@ def init_process_group(call) -> None:
     call.replacement = expr("init_data_parallel()")
 
 
+def requires_grad_(call) -> None:
+    """``X.requires_grad_(flag)`` recognised by name: ``setattr(X, 'requires_grad', flag)`` when X is known to be a
+    tensor (a Parameter); otherwise X may be a module (``model.encoder.requires_grad_(False)``: setting an attribute
+    of a Cell would freeze nothing), so a helper decides when it runs."""
+    if getattr(call, "receiver_is_tensor", False) and isinstance(call.receiver, (cst.Name, cst.Attribute)):
+        return  # p.requires_grad_(False): setattr (an expression receiver's value is used: the helper returns it)
+    flag = code(call.bound["requires_grad"]) if "requires_grad" in call.bound else "True"
+    call.replacement = expr(f"_msmigrate_requires_grad_({code(call.receiver)}, {flag})")
+
+
 RULES = {f.__name__: f for f in (optim_params, save_state_dict, load_checkpoint, dataloader, autocast, grad_scaler,
-                                 distributed_data_parallel, init_process_group, all_reduce)}
+                                 distributed_data_parallel, init_process_group, all_reduce, requires_grad_)}
 
 
 # Definitions some entries' targets need in the converted file (converted code never imports msmigrate):

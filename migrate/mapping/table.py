@@ -1,4 +1,4 @@
-"""Load and validate ``migrate/mappings/*.toml`` (see the package docstring for the format)."""
+"""Load and validate ``mappings/*.toml`` (see the package docstring for the format)."""
 from __future__ import annotations
 
 import functools
@@ -9,9 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = ("class", "function", "method", "attribute", "dtype")
-# the table ships inside the package (migrate/mappings/), so an installed wheel finds it
-MAPPINGS_DIR = Path(os.environ.get("MSMIGRATE_MAPPINGS", Path(__file__).resolve().parents[1] / "mappings"))
-# Files in migrate/mappings/ that are not API tables (they have their own loaders).
+
+
+def builtin_mappings_dir() -> Path:
+    """The table that comes with msmigrate: the top-level ``mappings/`` folder of a source checkout, which the wheel
+    installs as ``migrate/mappings/`` (pyproject.toml: package-dir), so an installed msmigrate finds it too."""
+    package = Path(__file__).resolve().parents[1]
+    installed, checkout = package / "mappings", package.parent / "mappings"
+    return installed if installed.is_dir() else checkout
+
+
+# MSMIGRATE_MAPPINGS names another folder of tables (the same format) to use instead
+MAPPINGS_DIR = Path(os.environ.get("MSMIGRATE_MAPPINGS") or builtin_mappings_dir())
+# Files in mappings/ that are not API tables (they have their own loaders).
 NON_API_FILES = {"weights.toml"}
 TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 
@@ -104,7 +114,7 @@ class Entry:
 @dataclass
 class Table:
     entries: list[Entry]
-    #: public torch.Tensor attribute names (migrate/mappings/torch_tensor_methods.txt): a call of one of these on a value
+    #: public torch.Tensor attribute names (mappings/torch_tensor_methods.txt): a call of one of these on a value
     #: known to be a tensor is marked when the table lacks it, never left as written
     tensor_method_names: frozenset = frozenset()
 
@@ -240,7 +250,7 @@ def load_files(paths) -> Table:
 
 @functools.lru_cache(maxsize=None)
 def load_table(directory: str | None = None) -> Table:
-    """The validated table from every ``*.toml`` in ``directory`` (default: the package's migrate/mappings/)."""
+    """The validated table from every ``*.toml`` in ``directory`` (default: msmigrate's own mappings/)."""
     d = Path(directory) if directory else MAPPINGS_DIR
     files = [p for p in d.glob("*.toml") if p.name not in NON_API_FILES]
     if not files:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections import Counter
 
 from .codegen import generate, params_for_checkpoint
@@ -20,15 +19,10 @@ def class_name_for(stem: str) -> str:
 
 
 def _atomic_write(path: str, write) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=directory)
-    os.close(fd)
-    try:
+    from ..io import atomic_path
+
+    with atomic_path(path, suffix=os.path.splitext(path)[1]) as tmp:
         write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def write_text_atomic(path: str, text: str) -> None:

@@ -11,7 +11,10 @@ import os
 import re
 import sys
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = 0, 1, 2, 3
+from .. import exitcodes
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNSUPPORTED = (exitcodes.OK, exitcodes.USAGE, exitcodes.USAGE,
+                                                  exitcodes.UNSUPPORTED)  # an unreadable model: input error
 
 _DTYPES = {"float32", "float16", "float64", "int64", "int32", "bool", "uint8"}
 
@@ -20,7 +23,7 @@ def add_arguments(p) -> None:
     g = p.add_argument_group(
         "graph route (via ONNX)",
         "SRC.onnx, or TORCH_FILE:NAME with --via-onnx, becomes OUT/<stem>.py (an nn.Cell) plus "
-        "OUT/<stem>.ckpt; exit 0 all ops converted, 3 some op left as a stub, 1 input error. "
+        "OUT/<stem>.ckpt; exit 0 all ops converted, 3 some op left as a stub, 2 usage or input error. "
         "WARNING: --via-onnx imports TORCH_FILE and runs NAME, i.e. it EXECUTES the user's code.")
     g.add_argument("--via-onnx", action="store_true",
                    help="SRC is TORCH_FILE:NAME (an nn.Module class or factory); EXECUTES that file to "

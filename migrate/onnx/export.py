@@ -1,8 +1,6 @@
 """Export a torch model to ONNX with the TorchScript exporter, in the form the converter reads best."""
 from __future__ import annotations
 
-import os
-import tempfile
 import warnings
 
 
@@ -22,17 +20,12 @@ def export_torch(model, example_inputs, path: str, opset: int | None = None) -> 
     if not isinstance(example_inputs, tuple):
         example_inputs = (example_inputs,)
     model.eval()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=directory)
-    os.close(fd)
+    from ..io import atomic_path
+
     kwargs = {"opset_version": opset} if opset else {}
-    try:
+    with atomic_path(path, suffix=".onnx") as tmp:
         with warnings.catch_warnings(), torch.enable_grad():
             warnings.simplefilter("ignore")
             torch.onnx.export(model, example_inputs, tmp, dynamo=False,
                               training=torch.onnx.TrainingMode.PRESERVE, **kwargs)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return path

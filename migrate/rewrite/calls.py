@@ -103,8 +103,27 @@ class Call:
                               args=[cst.Arg(cst.Name("True"))])
         return result
 
+    def _legacy_reduction(self) -> None:
+        """``size_average=`` / ``reduce=`` (torch's deprecated loss arguments, still accepted: stargan's
+        ``F.binary_cross_entropy_with_logits(..., size_average=False)``) as literals: torch's
+        ``_Reduction.legacy_get_string`` turns them into ``reduction``, which they override."""
+        e = self.entry
+        given = [n for n in ("size_average", "reduce") if n in self.bound]
+        if not given or "reduction" not in e.args:
+            return
+        values = [self.literal(n) for n in ("size_average", "reduce")]
+        if any(v is not None and not isinstance(v, bool) for v in values):
+            return  # not literals: refused by the entry as before
+        for n in given:
+            self.bound.pop(n)
+        if values == [None, None]:
+            return  # both None (written out positionally): reduction holds
+        size_average, reduce = (True if v is None else v for v in values)
+        self.set("reduction", repr("mean" if size_average and reduce else "sum" if reduce else "none"))
+
     def _convert(self) -> cst.BaseExpression:
         e = self.entry
+        self._legacy_reduction()
         for name, reason in e.unsupported.items():
             if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
                 if name in e.allow and e.value and e.kind != "method" and self.literal(name) is NOT_LITERAL:

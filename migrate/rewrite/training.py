@@ -38,12 +38,25 @@ NO_GRAD = "ms._no_grad()"
 # torchrun's environment variables, read through launcher_env (a helper: msrun's names, measured under msrun 2.10)
 TORCHRUN_ENV = ("LOCAL_RANK", "RANK", "WORLD_SIZE")
 AUTOCAST = "ms.amp.autocast_O1()"  # the table's torch.autocast(float16): this pass unwraps it or marks it
+
+
+def _autocast(item) -> str | None:
+    """The condition of the table's autocast region ``ms.amp.autocast_O1(enabled=amp)`` ("True" when it has
+    none), else None."""
+    if not (isinstance(item, cst.Call) and code(item.func) == "ms.amp.autocast_O1"):
+        return None
+    if not item.args:
+        return "True"
+    if len(item.args) == 1 and item.args[0].keyword is not None and item.args[0].keyword.value == "enabled":
+        return code(item.args[0].value)
+    return None
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 
 
 def applies(source: str) -> bool:
     return (".backward(" in source or "no_grad" in source or "inference_mode" in source
-            or "manual_seed" in source or any(name in source for name in _HELPER_TRIGGERS))
+            or "manual_seed" in source or "clip_grad" in source  # a clip outside any step must be marked
+            or any(name in source for name in _HELPER_TRIGGERS))
 
 
 # what the _NoGrad walk rewrites, as the torch source spells it (torch.no_grad / inference_mode become NO_GRAD,
@@ -192,7 +205,13 @@ class TrainingPass:
         self.data_parallel = any(api.endswith(".DistributedDataParallel") for api in ctx.apis)
         self.torchrun = any(api.endswith(".init_process_group") for api in ctx.apis)  # torchrun's env -> msrun's
         self.clip_helpers = {st.name.value: st for st in module.body if _is_clip_helper(st)}
+        self.zero_helpers = _zero_helpers(module) if "zero_grad" in ctx.source else {}
+        self.kept_zero: set[str] = set()  # zero_grad() of another optimizer than a step's, kept in its block
+        self.scaler_branches = ".scale(" in ctx.source and "else" in ctx.source
         self.clip_inlined: dict[str, int] = {}
+        # optimizer -> the sources of its parameters (receivers of trainable_params() / parameters_and_names(), or
+        # the params expression itself): a clip between backward and step must clip exactly these
+        self.opt_params: dict[str, tuple] = (_optimizer_param_sources(module) if self.optimizers else {})
 
     @functools.cached_property
     def has_shuffle_dataset(self) -> bool:  # a converted DataLoader that shuffles (asked at ``ms.set_seed`` lines)
@@ -253,13 +272,17 @@ class TrainingPass:
         """Rewrite the steps in one scope (module or function body); insert their definitions before the
         top-level statement (loop) that contains each."""
         saved, self.accums = self.accums, {}
+        saved_zero, self.kept_zero = self.kept_zero, set()
         try:
             out = self._scope_body(stmts)
             if self.accums:
                 out = list(cst.Module(body=out).visit(_Accumulators(self)).body)
+            drop = {r for r in self.kept_zero if not any(self._zeroes(r, o) for o in self.accums)}
+            if drop:  # a converted optimizer keeps no .grad: zeroing it is nothing to do
+                out = list(cst.Module(body=out).visit(_DropZeroGrad(drop)).body)
             return out
         finally:
-            self.accums = saved
+            self.accums, self.kept_zero = saved, saved_zero
 
     def _scope_body(self, stmts: list) -> list:
         out = []
@@ -310,8 +333,9 @@ class TrainingPass:
                 new = new.with_changes(**{field: self.compound(part, steps, targets)})
                 continue
             if isinstance(part, cst.IndentedBlock):
+                body = self._merge_scaler_branches(list(part.body)) if self.scaler_branches else part.body
                 inner = [self.compound(s, steps, targets) if isinstance(s, cst.BaseCompoundStatement)
-                         and not isinstance(s, _SCOPES) else s for s in part.body]
+                         and not isinstance(s, _SCOPES) else s for s in body]
                 inner = self.block(inner, steps, targets)
                 new = new.with_changes(**{field: part.with_changes(body=inner)})
         return new
@@ -331,6 +355,7 @@ class TrainingPass:
         if not bws:
             return stmts
         stmts = self._inline_clip_helpers(stmts)
+        stmts = self._inline_zero_helpers(stmts)
         stmts, amp_models = self._unwrap_autocast(stmts)
         if amp_models is None:
             return stmts
@@ -393,7 +418,8 @@ class TrainingPass:
                     return stmts
         for s in stmts:
             c = _expr_call(s, "zero_grad")
-            if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts):
+            if c is not None and not any(self._zeroes(code(c.func.value), o) for o in opts) and not self._known_zero(
+                    code(c.func.value)):
                 return [self.fail(s, "torch.Tensor.backward", "zero_grad() of something that is not the "
                                   "stepped optimizer or its model: not converted") if t is s else t for t in stmts]
         built, owned, prev_step = [], {}, -1
@@ -416,15 +442,19 @@ class TrainingPass:
                 continue
             c = _expr_call(s, "zero_grad")
             if c is not None:
+                if not any(self._zeroes(code(c.func.value), o) for o in opts):
+                    # another optimizer's (stargan's reset_grad zeroes G's and D's before each step): kept for the
+                    # gradient buffer it may reset; scope_body drops it otherwise
+                    self.kept_zero.add(code(c.func.value))
+                    new.append(s)
                 continue
             clip = _clip(s)
-            if clip is not None and any(st["i_bw"] < j < st["i_step"] for st in built):
-                new.append(s.with_changes(body=[emit.statement(
-                    f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]]))
-                self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+            owner = next((st for st in built if st["i_bw"] < j < st["i_step"]), None)
+            if clip is not None and owner is not None:
+                new += self.clip_lines(s, "grads", owner["opt"])
                 continue
-            if isinstance(s, cst.BaseCompoundStatement) and any(st["i_bw"] < j < st["i_step"] for st in built):
-                s = s.visit(_NestedClip(self))  # `if args.clip: clip_grad_norm_(...)` between backward and step
+            if isinstance(s, cst.BaseCompoundStatement) and owner is not None:
+                s = s.visit(_NestedClip(self, owner["opt"]))  # `if args.clip: clip_grad_norm_(...)` between backward and step
             step = next((st for st in built if st["i_step"] == j), None)
             if step is not None and self._scaler_step(s) is not None:
                 scaler = self._scaler_step(s)
@@ -463,8 +493,11 @@ class TrainingPass:
         if len(built) > 1:
             self.ok("torch.Tensor.backward (several optimizers)")
         if amp_models:
-            built[0]["defs"][0:0] = [_stmt(f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n')
-                                     for m in sorted(amp_models)]
+            built[0]["defs"][0:0] = [_stmt(
+                f'{m} = ms.amp.auto_mixed_precision({m}, "O1")  # the float16 autocast region\n' if cond == "True"
+                else f'if {cond}:  # the float16 autocast region, when enabled\n'
+                     f'    {m} = ms.amp.auto_mixed_precision({m}, "O1")\n')
+                for m, cond in sorted(amp_models.items())]
         return self._place(new, built, steps_out, top)
 
     def _inline_clip_helpers(self, stmts):
@@ -484,6 +517,90 @@ class TrainingPass:
             out += body
             self.clip_inlined[fn.name.value] = self.clip_inlined.get(fn.name.value, 0) + 1
         return out
+
+    def clip_lines(self, stmt, buf: str, opt: str) -> list:
+        """``[norm =] clip_grad_norm_(params, max_norm)`` between backward() and ``opt``'s step: clip the gradient
+        buffer ``buf`` (``grads``, or an accumulation buffer), and compute torch's return value (the total norm
+        before clipping) when it is kept. Marked when ``params`` are not exactly the parameters ``opt`` steps: the
+        gradients value_and_grad returns are those of ``opt.parameters`` only, and torch's norm covers ``params``."""
+        params = _clip_params(stmt)
+        if not self._clips_opt_params(params, opt):
+            return [self.fail(stmt, "torch.nn.utils.clip_grad_norm_",
+                              f"clips {code(params)}, not provably the parameters {opt} steps (the gradients "
+                              f"MindSpore computes are those of {opt}.parameters): not converted")]
+        target = _clip_target(stmt)
+        lines = []
+        if target is not None:
+            lines.append(f"{target} = ops.norm(ops.stack([ops.norm(g) for g in {buf}]))\n")
+        lines.append(f"{buf} = ops.clip_by_global_norm({buf}, {_clip(stmt)})\n")
+        out = [_stmt(ln) for ln in lines]
+        out[0] = stmt.with_changes(body=[out[0].body[0]])
+        self.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+        return out
+
+    def _clips_opt_params(self, params, opt: str) -> bool:
+        src = code(params)
+        if opt not in self.opt_params:
+            # an optimizer built elsewhere (a function's parameter): whole modules' parameters are taken to be its
+            # own, as scripts build it (CAVEAT: one over a part of the model clips with a smaller norm in MindSpore)
+            return src in (f"{opt}.parameters", f"list({opt}.parameters)") or _param_receivers(params) is not None
+        expr, known = self.opt_params[opt]
+        if src in (f"{opt}.parameters", f"list({opt}.parameters)", expr):
+            return True
+        recvs = _param_receivers(params)
+        return recvs is not None and bool(recvs) and recvs == known
+
+    def _inline_zero_helpers(self, stmts):
+        """``self.reset_grad()`` (stargan) / ``zero_all()``: a method or function whose body only zeroes gradients
+        (``self.g_optimizer.zero_grad(); self.d_optimizer.zero_grad()``) is replaced by those calls, so the step
+        rewrite sees which optimizers are zeroed (otherwise each backward would look like gradient accumulation)."""
+        if not self.zero_helpers:
+            return stmts
+        out = []
+        for st in stmts:
+            c = _expr_call(st)
+            fn = self.zero_helpers.get(code(c.func)) if c is not None else None
+            if fn is None:
+                out.append(st)
+                continue
+            body = (_substitute_call(fn, c) if isinstance(c.func, cst.Name)
+                    else [b.with_changes(leading_lines=[]) for b in fn.body.body if _expr_call(b) is not None]
+                    if not c.args else None)
+            if not body:
+                out.append(st)
+                continue
+            body[0] = body[0].with_changes(leading_lines=[*st.leading_lines, *body[0].leading_lines])
+            for b in body:  # markers on them point at the call
+                self.ctx.origins[b] = self.ctx.origins.get(st, st)
+            out += body
+        return out
+
+    def _merge_scaler_branches(self, stmts):
+        """``if scaler is not None: scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+        else: loss.backward(); opt.step()`` (torchvision's reference scripts, CrackSegFormer): the plain branch is
+        the scaled one with a scaler that does nothing, so the two become one step with
+        ``step_scaler = scaler if <cond> else ms.amp.StaticLossScaler(1.0)`` (scaling by 1.0 is exact). Only when
+        the branches are the same statements apart from the scaler's."""
+        out, head = [], []
+        for k, st in enumerate(stmts):
+            m = _scaler_if(st)
+            if m is None:
+                out.append(st)
+                continue
+            scaler, cond, scaled = m
+            if any((_names(st.test) | {scaler}) & _assigned(t) for t in stmts[:k]):
+                out.append(st)  # the condition is not known at the top of the block
+                continue
+            name = "step_scaler"
+            self.scalers.add(name)
+            # at the top of the block: the forward function (the loss, computed before the if) takes it in
+            head.append(_stmt(f"{name} = {scaler} if {cond} else ms.amp.StaticLossScaler(1.0)  "
+                              "# the scaled and the plain step in one\n"))
+            scaled = [b.visit(_Rename(scaler, name)) for b in scaled]
+            scaled[0] = scaled[0].with_changes(leading_lines=[*st.leading_lines, *scaled[0].leading_lines])
+            out += scaled
+            self.ok("torch.amp.GradScaler (optional: scaled or plain step)")
+        return head + out
 
     def _grad_lines(self, step) -> list:
         """The grad_fn call of a step, then (data parallel) the averaging of its gradients over the processes:
@@ -525,18 +642,22 @@ class TrainingPass:
         """``with torch.autocast(..., dtype=float16):`` around the loss (the table's ``ms.amp.autocast_O1()``):
         the body stays, the networks it calls (models of a known optimizer) get ``amp.auto_mixed_precision(net,
         "O1")`` once before the step: MindSpore casts per network, not per region. (None, None) after a marker."""
-        out, models = [], set()
+        out, models = [], {}  # network -> the condition of its region ("True", or enabled=amp's source)
         known = set().union(*self.optimizers.values()) if self.optimizers else set()
         for st in stmts:
-            if (isinstance(st, cst.With) and len(st.items) == 1 and code(st.items[0].item) == AUTOCAST
+            if (isinstance(st, cst.With) and len(st.items) == 1 and _autocast(st.items[0].item) is not None
                     and isinstance(st.body, cst.IndentedBlock)):
+                cond = _autocast(st.items[0].item)
                 body_src = code(st.body)
-                called = {m for m in known if f"{m}(" in body_src}
+                called = {m for m in known if f"{m}(" in body_src} or self._called_network(st.body)
                 if not called:
                     return [self.fail(t, "torch.autocast", "the network called in the autocast region is not the "
                                       "model of a known optimizer: not converted") if t is st else t
                             for t in stmts], None
-                models |= called
+                if any(models.get(m, cond) != cond for m in called):
+                    return [self.fail(t, "torch.autocast", "regions enabled by different conditions: not "
+                                      "converted") if t is st else t for t in stmts], None
+                models.update(dict.fromkeys(called, cond))
                 inner = list(st.body.body)
                 inner[0] = inner[0].with_changes(leading_lines=[*st.leading_lines, *inner[0].leading_lines])
                 out += inner
@@ -544,6 +665,36 @@ class TrainingPass:
                 continue
             out.append(st)
         return out, models
+
+    def _called_network(self, body) -> set[str]:
+        """The network an autocast region calls when no known optimizer's model is called (``model`` passed to
+        ``train_one_epoch(model, optimizer, ...)``): the one plain name called there that the module does not define
+        or import (a loss function of the file, ``F.x`` and builtins are not networks); else none."""
+        import builtins
+
+        module_names = set()
+        for st in self.module.body:
+            if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+                module_names.add(st.name.value)
+            elif isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                        module_names |= {(a.asname.name.value if a.asname else code(a.name).split(".")[0])
+                                         for a in small.names}
+        found = set()
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, n):
+                if isinstance(n.func, cst.Name) and n.func.value not in module_names and not hasattr(
+                        builtins, n.func.value):
+                    found.add(n.func.value)
+
+        body.visit(V())
+        return found if len(found) == 1 else set()
+
+    def _known_zero(self, recv: str) -> bool:
+        """``recv.zero_grad()`` zeroes a known optimizer's gradients (the optimizer, or a model it optimises)."""
+        return any(self._zeroes(recv, o) for o in self.optimizers)
 
     def _zeroes(self, recv: str, opt: str) -> bool:
         """``recv.zero_grad()`` clears the gradients ``opt`` steps with (the optimizer, or a model it optimises)."""
@@ -603,6 +754,8 @@ class TrainingPass:
         recvs = [_expr_call(stmts[i], "backward").func.value for i in group]
         needed = set().union(*(_names(r) for r in recvs))
         skip = set(bws) | {j for j, s in enumerate(stmts) if _expr_call(s, "zero_grad") is not None}
+        # the scaler of the step (step_scaler = scaler if ... else StaticLossScaler(1.0)) is passed in, not recomputed
+        skip |= {j for j, s in enumerate(stmts) if self.scalers and _assigned(s) and _assigned(s) <= self.scalers}
         dep: list[int] = []
         for j in range(group[-1] - 1, -1, -1):
             if j in skip:
@@ -672,6 +825,10 @@ class TrainingPass:
                 s = s.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(c.func.value)], value=c.args[0].value)])
             slice_stmts.append(s)
             local |= _assigned(s)
+        rebound = _read_before_bound(slice_stmts, set(bound_before))
+        if rebound:
+            return (f"the forward function would rebind {', '.join(sorted(rebound))}, read before it is bound there "
+                    "(a name of the enclosing scope: Python makes it local to the function): not converted")
         params, assigned_so_far = [], set()
         for s in slice_stmts:
             for n in _reads(s):
@@ -722,6 +879,90 @@ class TrainingPass:
             return []  # the script sets the mode itself (model.train() / model.eval())
         return [_stmt(f"{m}.set_train(True)  # torch modules start in training mode\n") for m in sorted(models)
                 if f"{m}.set_train(" not in text]
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, old, new):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.new) if updated.value == self.old else updated
+
+    def leave_Attribute(self, original, updated):  # x.attr: only the root is a variable
+        return updated.with_changes(attr=original.attr)
+
+
+def _scaler_if(st):
+    """(scaler name, condition under which it scales, the scaled branch's statements) of an if / else whose one
+    branch is a GradScaler step and the other the same step without it; else None."""
+    if not (isinstance(st, cst.If) and isinstance(st.orelse, cst.Else) and isinstance(st.body, cst.IndentedBlock)
+            and isinstance(st.orelse.body, cst.IndentedBlock)):
+        return None
+    branches = [list(st.body.body), list(st.orelse.body.body)]
+    for k in (0, 1):
+        scaled, plain = branches[k], branches[1 - k]
+        scaler = None
+        for b in scaled:
+            c = _expr_call(b, "backward")
+            if c is not None and isinstance(c.func.value, cst.Call) and isinstance(c.func.value.func, cst.Attribute) \
+                    and c.func.value.func.attr.value == "scale" and isinstance(c.func.value.func.value, cst.Name):
+                scaler = c.func.value.func.value.value
+        if scaler is None:
+            continue
+        norm = []
+        for b in scaled:
+            c = _expr_call(b)
+            f = c.func if c is not None else None
+            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == scaler:
+                if f.attr.value == "step" and len(c.args) == 1:
+                    norm.append(f"{code(c.args[0].value)}.step()")
+                elif f.attr.value not in ("unscale_", "update"):
+                    return None
+                continue
+            if (isinstance(f, cst.Attribute) and f.attr.value == "backward" and isinstance(f.value, cst.Call)
+                    and code(f.value.func) == f"{scaler}.scale" and len(f.value.args) == 1 and not c.args):
+                norm.append(f"{code(f.value.args[0].value)}.backward()")
+                continue
+            if scaler in _names(b):
+                return None
+            norm.append(code(b.with_changes(leading_lines=[])).strip())
+        if norm != [code(b.with_changes(leading_lines=[])).strip() for b in plain]:
+            return None
+        cond = code(st.test)
+        return scaler, (cond if k == 0 else f"not ({cond})"), scaled
+    return None
+
+
+def _zero_helpers(module) -> dict:
+    """Functions of the module (``name``) and methods of its classes taking only self (``self.name``) whose body,
+    after a docstring, is only ``X.zero_grad()`` calls."""
+    def only_zero(fn) -> bool:
+        if fn.decorators or not isinstance(fn.body, cst.IndentedBlock):
+            return False
+        body = [b for b in fn.body.body if not (isinstance(b, cst.SimpleStatementLine) and isinstance(
+            b.body[0], cst.Expr) and isinstance(b.body[0].value, cst.SimpleString))]
+        return bool(body) and all(_expr_call(b, "zero_grad") is not None for b in body)
+
+    found, twice = {}, set()
+    for st in module.body:
+        if isinstance(st, cst.FunctionDef) and only_zero(st) and _is_clip_helper_params(st):
+            found[st.name.value] = st
+        elif isinstance(st, cst.ClassDef) and isinstance(st.body, cst.IndentedBlock):
+            for m in st.body.body:
+                if (isinstance(m, cst.FunctionDef) and only_zero(m) and len(m.params.params) == 1
+                        and m.params.params[0].name.value == "self" and _is_clip_helper_params(m)):
+                    key = f"self.{m.name.value}"
+                    if key in found and code(found[key].body) != code(m.body):
+                        twice.add(key)  # classes zeroing different optimizers under one method name: not followed
+                    found[key] = m
+    return {k: v for k, v in found.items() if k not in twice}
+
+
+def _is_clip_helper_params(st) -> bool:
+    p = st.params
+    return not ((p.star_arg is not cst.MaybeSentinel.DEFAULT and p.star_arg is not None) or p.star_kwarg
+                or p.kwonly_params or p.posonly_params)
 
 
 def _is_clip_helper(st) -> bool:
@@ -778,30 +1019,113 @@ def _calls_of(name: str, text: str) -> int:
     return len(re.findall(rf"(?<![\w.]){name}\(", text)) - len(re.findall(rf"\bdef {name}\(", text))
 
 
-def _clip(stmt):
-    """The max_norm source of a statement ``ops.clip_by_global_norm(<params>, max_norm)``, else None."""
+def _clip_call(stmt):
+    """The call of a statement ``[name =] ops.clip_by_global_norm(<params>, max_norm)`` (the table's form of torch's
+    clip_grad_norm_), else None."""
     c = _expr_call(stmt)
-    if c is not None and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
-        return code(c.args[1].value)
+    if c is None and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+            stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 and isinstance(
+            stmt.body[0].targets[0].target, cst.Name):
+        c = stmt.body[0].value
+    if isinstance(c, cst.Call) and code(c.func) == "ops.clip_by_global_norm" and len(c.args) == 2:
+        return c
     return None
+
+
+def _clip(stmt):
+    """The max_norm source of a statement ``[name =] ops.clip_by_global_norm(<params>, max_norm)``, else None."""
+    c = _clip_call(stmt)
+    return code(c.args[1].value) if c is not None else None
+
+
+def _clip_params(stmt):
+    return _clip_call(stmt).args[0].value
+
+
+def _clip_target(stmt) -> str | None:
+    """``norm`` of ``norm = clip_grad_norm_(...)`` (torch returns the total norm), else None."""
+    small = stmt.body[0]
+    return small.targets[0].target.value if isinstance(small, cst.Assign) else None
+
+
+_PARAM_CALLS = ("trainable_params", "get_parameters", "parameters_and_names")
+_PARAM_HELPERS = ("_msmigrate_parameters", "_msmigrate_named_parameters")  # torch's parameters() (templates/)
+
+
+def _param_receivers(node) -> set[str] | None:
+    """The modules whose whole parameter lists ``node`` is (``m.get_parameters()``, ``list(m.trainable_params())``,
+    ``[*a.get_parameters(), *b.get_parameters()]``, ``chain(...)``), else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _PARAM_CALLS:
+        return {code(node.func.value)} if not node.args else None
+    if isinstance(node, cst.Call) and code(node.func) in _PARAM_HELPERS:  # _msmigrate_parameters(model)
+        return {code(node.args[0].value)} if len(node.args) == 1 and node.args[0].keyword is None else None
+    if isinstance(node, cst.Call) and code(node.func) in ("list", "tuple", "itertools.chain", "chain") and node.args:
+        parts = [_param_receivers(a.value) for a in node.args if not a.keyword]
+        return set().union(*parts) if parts and None not in parts else None
+    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+        parts = [_param_receivers(e.value) if isinstance(e, cst.StarredElement) else None for e in node.elements]
+        return set().union(*parts) if None not in parts else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        a, b = _param_receivers(node.left), _param_receivers(node.right)
+        return a | b if a is not None and b is not None else None
+    return None
+
+
+def _optimizer_param_sources(module) -> dict[str, tuple]:
+    """optimizer -> what its parameters come from: the modules whose trainable_params() / parameters_and_names()
+    its params expression reads (through a name assigned in the module, for parameter groups built beforehand:
+    ``groups = [{"params": [p for n, p in model.named_parameters() if ...]}, ...]``), with the expression itself:
+    ``(expression source, {module sources})``."""
+    assigned: dict[str, list] = {}
+    ctors: list[tuple[str, cst.Call]] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n):
+            t = n.targets[0].target if len(n.targets) == 1 else None
+            key = t.value if isinstance(t, cst.Name) else _self_path(t)
+            if key is None:
+                return
+            v = n.value
+            if isinstance(v, cst.Call) and code(v.func).startswith("optim.") and "lr_scheduler" not in code(v.func):
+                ctors.append((key, v))
+            else:
+                assigned.setdefault(key, []).append(v)
+
+    module.visit(V())
+    found: dict[str, set[str]] = {}
+    for key, ctor in ctors:
+        params = next((a.value for a in ctor.args if a.keyword is None or a.keyword.value == "params"), None)
+        if params is None:
+            continue
+        sources = set()
+        todo, seen = [params], set()
+        while todo:
+            node = todo.pop()
+            for name in _names(node):
+                if name in assigned and name not in seen:
+                    seen.add(name)
+                    todo += assigned[name]
+            for attr in _PARAM_CALLS:
+                sources |= {code(c.func.value) for c in _calls(node, attr)}
+            sources |= {code(c.args[0].value) for c in _name_calls(node, _PARAM_HELPERS) if c.args}
+        found[key] = (code(params), sources)
+    return found
 
 
 class _NestedClip(cst.CSTTransformer):
     """Clipping calls inside a compound statement between backward() and step(): clip the gradients."""
 
-    def __init__(self, tp):
+    def __init__(self, tp, opt):
         super().__init__()
-        self.tp = tp
+        self.tp, self.opt = tp, opt
 
     def visit_FunctionDef(self, node):
         return False
 
     def leave_SimpleStatementLine(self, original, updated):
-        clip = _clip(updated)
-        if clip is None:
+        if _clip(updated) is None:
             return updated
-        self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
-        return updated.with_changes(body=[_stmt(f"grads = ops.clip_by_global_norm(grads, {clip})\n").body[0]])
+        return cst.FlattenSentinel(self.tp.clip_lines(updated, "grads", self.opt))
 
 
 # -- trainer classes: a step spread over methods of one object -------------------------------------------------------
@@ -927,6 +1251,45 @@ def _inline_call(fn: cst.FunctionDef, call: cst.Call, target, caller_names):
     return out
 
 
+def _read_before_bound(stmts, known: set) -> set[str]:
+    """Names the statements read before binding them and bind later (in order, into compound statements' blocks),
+    other than ``known`` ones (passed in): as a function's body, they would be unbound locals."""
+    bound_later = set().union(*(_assigned(s) for s in stmts)) if stmts else set()
+    seen, found = set(known), set()
+
+    def reads(nodes):
+        for n in _ordered_names([x for x in nodes if x is not None]):
+            if n in bound_later and n not in seen and "." not in n:
+                found.add(n)
+
+    def walk(block):
+        for st in block:
+            if isinstance(st, cst.SimpleStatementLine):
+                reads([st] if not (len(st.body) == 1 and isinstance(st.body[0], cst.Assign))
+                      else [st.body[0].value])
+                seen.update(_assigned(st))
+            elif isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+                seen.update(_assigned(st))
+            else:
+                reads([getattr(st, "test", None), getattr(st, "iter", None)]
+                      + [i.item for i in getattr(st, "items", ())])
+                if isinstance(st, cst.For):
+                    seen.update(_target_names(st.target))
+                for part in (st.body, getattr(st, "orelse", None), *getattr(st, "handlers", ()),
+                             getattr(st, "finalbody", None)):
+                    inner = getattr(part, "body", None)
+                    if isinstance(inner, cst.IndentedBlock):
+                        inner = inner.body
+                    if isinstance(part, cst.If):  # elif
+                        walk([part])
+                    elif inner is not None:
+                        walk(list(inner))
+                seen.update(_assigned(st))
+
+    walk(list(stmts))
+    return found
+
+
 def _reads(stmt) -> list[str]:
     """The names ``stmt`` reads, in order (a plain assignment's targets are not read)."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
@@ -942,8 +1305,9 @@ def _scaler_names(module):
 
     class V(cst.CSTVisitor):
         def visit_Assign(self, n):
-            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(n.value, cst.Call)
-                    and code(n.value.func) == "ms.amp.DynamicLossScaler"):
+            v = n.value.body if isinstance(n.value, cst.IfExp) else n.value  # GradScaler(enabled=amp)
+            if (len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(v, cst.Call)
+                    and code(v.func) == "ms.amp.DynamicLossScaler"):
                 found.append(n.targets[0].target)
 
     module.visit(V())
@@ -1028,6 +1392,18 @@ def _calls(node, attr):
     return found
 
 
+def _name_calls(node, names):
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n):
+            if isinstance(n.func, cst.Name) and n.func.value in names:
+                found.append(n)
+
+    node.visit(V())
+    return found
+
+
 def _indent(src: str) -> str:
     return "".join(("    " + ln if ln.strip() else ln) for ln in src.splitlines(keepends=True))
 
@@ -1066,13 +1442,35 @@ class _Accumulators(cst.CSTTransformer):
             if clip is not None:
                 later = next((r for t in body[k + 1:] if (r := _step_recv(t)) in self.tp.accums), None)
                 if later is not None:
-                    acc = self.tp.accums[later]
-                    out.append(s.with_changes(body=[_stmt(
-                        f"{acc} = ops.clip_by_global_norm({acc}, {clip})\n").body[0]]))
-                    self.tp.ok("torch.nn.utils.clip_grad_norm_ (on gradients)")
+                    out += self.tp.clip_lines(s, self.tp.accums[later], later)
                     continue
             out.append(s)
         return out
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._flatten(updated.body))
+
+
+class _DropZeroGrad(cst.CSTTransformer):
+    """Remove ``X.zero_grad()`` statements of the given receivers (not in nested functions or classes)."""
+
+    def __init__(self, recvs):
+        super().__init__()
+        self.recvs = recvs
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def visit_ClassDef(self, node):
+        return False
+
+    def _flatten(self, body):
+        out = [s for s in body if not ((c := _expr_call(s, "zero_grad")) is not None and code(c.func.value)
+                                       in self.recvs)]
+        return out or [cst.SimpleStatementLine([cst.Pass()])]
 
     def leave_IndentedBlock(self, original, updated):
         return updated.with_changes(body=self._flatten(updated.body))
@@ -1137,6 +1535,26 @@ class _NoGrad(Transformer):
             return emit.expression(f"load_params({code(f.value)}, {code(updated.args[0].value)})")
         return updated
 
+    def clips_parameters(self, stmt) -> bool:
+        """A simple statement still holding the table's form of torch's clip_grad_norm_ (on parameters, not on a
+        gradient buffer the step rewrite made): anywhere in it, assigned, returned or passed on."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or "clip_grad_norm" not in self.tp.ctx.source:
+            return False
+        if any(ln.comment is not None and "unsupported torch.nn.utils.clip_grad_norm_" in ln.comment.value
+               for ln in stmt.leading_lines):
+            return False  # marked by the step rewrite already
+        found = []
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, n):
+                if code(n.func) == "ops.clip_by_global_norm" and n.args and not (
+                        isinstance(n.args[0].value, cst.Name)
+                        and re.fullmatch(r"(accum_)?grads(_\d+)?", n.args[0].value.value)):
+                    found.append(n)
+
+        stmt.visit(V())
+        return bool(found)
+
     def _env_name(self, node) -> bool:
         return self.tp.torchrun and isinstance(node, cst.SimpleString) and node.evaluated_value in TORCHRUN_ENV
 
@@ -1187,14 +1605,16 @@ class _NoGrad(Transformer):
                     inner[0] = inner[0].with_changes(leading_lines=[*comments, *inner[0].leading_lines])
                 out += inner
                 self.tp.ok("torch.no_grad (context dropped)")
-            elif isinstance(s, cst.With) and any(code(i.item) == AUTOCAST for i in s.items):
+            elif isinstance(s, cst.With) and any(_autocast(i.item) is not None for i in s.items):
                 out.append(self.tp.fail(s, "torch.autocast", "only converted around the loss of a training step "
                                         "(MindSpore casts whole networks: amp.auto_mixed_precision(net, 'O1'))"))
-            elif _clip(s) is not None:
+            elif self.clips_parameters(s):
                 if orig is not None and orig in self.tp.ctx.origins:
                     self.tp.ctx.origins[s] = self.tp.ctx.origins[orig]
                 out.append(self.tp.fail(s, "torch.nn.utils.clip_grad_norm_",
-                                        "only converted between backward() and optimizer.step() of a step"))
+                                        "only converted between backward() and optimizer.step() of a recognised "
+                                        "step (MindSpore has no .grad: outside one, ops.clip_by_global_norm would "
+                                        "clip the parameters, not their gradients)"))
             elif self.tp.has_shuffle_dataset and (c := _expr_call(s)) is not None and code(c.func) == "ms.set_seed":
                 out.append(s)
                 out.append(_stmt(f"ds.config.set_seed({code(c.args[0].value)})  # the dataset shuffles\n"))

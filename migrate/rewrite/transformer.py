@@ -616,13 +616,13 @@ class Rewriter(Parens, Transformer):
 
     def _is_device(self, node) -> bool:
         """A device value by the resolver's evidence; a converted ``torch.device(...)`` reads ``str(...)``."""
-        return self.resolver.is_device(node) or (isinstance(node, cst.Call) and code(node.func) == "str"
+        return self.resolver.is_device(node) or (isinstance(node, cst.Call) and code(node.func) in ("str", "_MsmigrateDevice")
                                                  and self.resolver.is_device(node.args[0].value if node.args else None))
 
     # -- parameters by attribute -----------------------------------------------------------------------
     def _narrow(self, node: cst.If) -> None:
         """``if isinstance(m, nn.BatchNorm2d): m.weight...``: in that branch ``m`` is the MindSpore layer, whose
-        parameters have other names (``gamma`` / ``beta``, from migrate/mappings/weights.toml), and some attributes
+        parameters have other names (``gamma`` / ``beta``, from mappings/weights.toml), and some attributes
         too (``Linear.out_features`` is ``Dense.out_channels``: the entry's ``attrs``). A tuple of
         classes renames the parameters they all name alike."""
         t = node.test

@@ -168,7 +168,6 @@ def test_functional(case):
     ("F.embedding(i, w, max_norm=1.0)", "torch.nn.functional.embedding", "max_norm"),
     ("F.softmin(x)", "torch.nn.functional.softmin", "no form"),
     ("F.max_pool1d(x, 2, padding=1)", "torch.nn.functional.max_pool1d", "padded"),
-    ("F.cross_entropy(x, t, size_average=False)", "torch.nn.functional.cross_entropy", "deprecated"),
 ])
 def test_unsupported_functional_arguments(code, api, reason):
     assert_unsupported(HEADER + f"out = {code}\n", api, reason)

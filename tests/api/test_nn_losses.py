@@ -113,11 +113,8 @@ def test_loss(case):
 
 
 @pytest.mark.parametrize("code,api,reason", [
-    ("nn.NLLLoss(size_average=False)", "torch.nn.NLLLoss", "deprecated"),
-    ("nn.CrossEntropyLoss(reduce=False)", "torch.nn.CrossEntropyLoss", "deprecated"),
     ("nn.KLDivLoss(log_target=True)", "torch.nn.KLDivLoss", "log_target"),
     ("nn.BCELoss(weight=w)", "torch.nn.BCELoss", "garbage"),
-    ("nn.BCELoss(reduce=False)", "torch.nn.BCELoss", "deprecated"),
 ])
 def test_unsupported_loss_arguments(code, api, reason):
     assert_unsupported(HEADER + f"m = {code}\n", api, reason)

@@ -169,7 +169,6 @@ def test_nn_more(case):
     ("m = nn.ConvTranspose1d(3, 4, 3, stride=2, output_padding=1)", "torch.nn.ConvTranspose1d", "output_padding"),
     ("out = F.alpha_dropout(x, 0.5, True)", "torch.nn.functional.alpha_dropout", "training"),
     ("m = nn.RReLU(0.1, 0.3)", "torch.nn.RReLU", "random slopes in inference"),
-    ("out = F.margin_ranking_loss(a, b, t, size_average=True)", "torch.nn.functional.margin_ranking_loss", "deprecated"),
 ])
 def test_refused(code, api, reason):
     assert_unsupported(HEADER + code + "\n", api, reason)

@@ -11,7 +11,7 @@ import pytest
 from tests.api.cases import HEADER
 from tests.harness import assert_unsupported
 
-MAPPINGS = Path(__file__).resolve().parents[2] / "migrate" / "mappings"
+MAPPINGS = Path(__file__).resolve().parents[2] / "mappings"
 REFUSED = [e["torch"] for f in ("distributed_refused.toml", "facilities_refused.toml")
            for e in tomllib.loads((MAPPINGS / f).read_text())["api"]]
 

@@ -93,7 +93,7 @@ def test_never_writes_into_the_source_tree(project):
 
 
 def test_usage_errors(tmp_path):
-    assert msmigrate("convert", tmp_path / "missing.py").returncode == 1
+    assert msmigrate("convert", tmp_path / "missing.py").returncode == 2  # as every command (docs/exit_codes.md)
     assert msmigrate("convert").returncode == 2
     assert msmigrate("convert", tmp_path, "--jobs", "0").returncode == 2
     assert msmigrate().returncode == 2

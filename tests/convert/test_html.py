@@ -74,7 +74,7 @@ def test_summary_matches_the_report(page):
     assert cards["torch API uses"] == str(report["api_calls"])
     assert cards["converted"] == str(report["converted"])
     assert cards["unsupported"] == str(len(report["unsupported"]))
-    assert cards["input errors"] == "1"
+    assert cards["failed to convert"] == "1"
     assert cards["conversion rate"] == f"{report['conversion_rate']:.1%}"
     body = "".join(parser.text)
     for u in report["unsupported"]:  # each unsupported use, where it is and why
@@ -132,3 +132,15 @@ def test_many_reasons_are_capped_per_api():
     block = re.search(r'<div class="api">.*?</div></div>|<div class="api">.*?</ul></div>', page).group(0)
     assert block.count("<li>") == 6 and "… 2 other reasons (2 uses; see the files below)" in block
     assert "reason 1 <span" in block  # reason 1 is used twice (lines 1 and 8): counted, listed first
+
+
+def test_the_page_opens_with_fix_these_first(page):
+    """Before the figures: the failed file, then the markers, each linking to its file's section."""
+    text, _, report, _ = page
+    first = text.index('<div class="first"><h2>Fix these first')
+    assert first < text.index('<div class="cards">')
+    items = re.findall(r"<li><span class=\"pill rank(\d)\">([^<]+)</span> <a href=\"#f(\d+)\"><code>([^<]+)</code>",
+                       text[first:text.index("</ol>", first)])
+    assert len(items) == len(report["errors"]) + len(report["unsupported"])
+    assert items[0][1] == "file not converted" and items[0][3].endswith("bad.py:2")
+    assert [int(i[0]) for i in items] == sorted(int(i[0]) for i in items)

@@ -72,7 +72,14 @@ def test_json_format_over_a_directory(project, capsys):
 
 def test_clean_file_exit_0(project, capsys):
     assert main(["lint", str(project / "clean.py")]) == 0
-    assert capsys.readouterr().out == ""
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "msmigrate lint: 1 file checked, no findings\n"  # a clean run is never silent
+
+
+def test_summary_line_counts_files_and_findings(project, capsys):
+    assert main(["lint", str(project)]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == "msmigrate lint: 2 files checked, 4 findings in 1 file"
 
 
 @pytest.mark.parametrize("content,expected", [

@@ -98,8 +98,11 @@ def test_syntax_error_names_cell_and_line(tmp_path, capsys):
     path = _write(tmp_path / "bad.ipynb", nb)
     assert main(["convert", str(path), "-o", str(tmp_path / "out")]) == 1
     assert f"{path}:cell 3:line 2: error: syntax error" in capsys.readouterr().out
-    # the notebook is left as it was (nothing half-converted)
-    assert _cells(tmp_path / "out" / "bad.ipynb")[2].source == nb.cells[2].source
+    # the notebook is left as it was (nothing half-converted), under a first raw cell saying why
+    cells = _cells(tmp_path / "out" / "bad.ipynb")
+    assert cells[0].cell_type == "raw" and cells[0].source.startswith("# msmigrate: not converted: ")
+    assert "cell 3:line 2: syntax error" in cells[0].source
+    assert [c.source for c in cells[1:]] == [c.source for c in nb.cells]
 
 
 def test_not_a_notebook(tmp_path, capsys):

@@ -95,14 +95,14 @@ def test_unsupported_op_becomes_stub_that_raises(tmp_path):
 
 
 @pytest.mark.parametrize("argv_tail,code,message", [
-    (["missing.onnx", "-o", "o"], 1, "no such file"),
-    (["garbage.onnx", "-o", "o"], 1, "not a readable ONNX model"),
-    (["model.py:Nope", "--via-onnx", "--input", "1x3", "-o", "o"], 1, "no 'Nope' defined"),
+    (["missing.onnx", "-o", "o"], 2, "no such file"),
+    (["garbage.onnx", "-o", "o"], 2, "not a readable ONNX model"),
+    (["model.py:Nope", "--via-onnx", "--input", "1x3", "-o", "o"], 2, "no 'Nope' defined"),
     (["model.py:SmallNet", "--via-onnx", "--input", "1xAx3", "-o", "o"], 2, "expected SHAPE[:DTYPE]"),
     (["model.py:SmallNet", "--via-onnx", "-o", "o"], 2, "needs at least one --input"),
-    (["model.py:SmallNet", "--via-onnx", "--input", "1x3x8x8", "--args", "{bad", "-o", "o"], 1,
+    (["model.py:SmallNet", "--via-onnx", "--input", "1x3x8x8", "--args", "{bad", "-o", "o"], 2,
      "--args is not valid JSON"),
-    (["model.py:SmallNet", "--via-onnx", "--input", "1x5x8x8", "-o", "o"], 1, "RuntimeError"),
+    (["model.py:SmallNet", "--via-onnx", "--input", "1x5x8x8", "-o", "o"], 2, "RuntimeError"),
     (["model.py:SmallNet", "--via-onnx", "--input", "1x3x8x8"], 2, "give -o OUT"),
 ])
 def test_cli_bad_input_one_line_no_traceback(tmp_path, monkeypatch, capsys, argv_tail, code, message):

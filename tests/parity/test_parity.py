@@ -236,6 +236,11 @@ def test_report_json_and_html(tmp_path):
     assert "noise floor" in page and "error / noise floor" in page and _ratio(act)[:-2] + "×" in page
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
     assert "<script" not in page and "<link" not in page
+    # reads on a phone and a desktop: a viewport, wide tables scroll inside the page, layer names wrap at their dots
+    # (never clipped), the verdict rule is a short list rather than one paragraph
+    assert "name='viewport'" in page and "<div class='scroll'><table" in page
+    assert "<td class='l'>blocks.<wbr>0.<wbr>act</td>" in page
+    assert "<td><ul><li>a tensor passes when error / noise floor ≤ 1" in page
 
 
 def _cli(*args, cwd):

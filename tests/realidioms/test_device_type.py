@@ -35,4 +35,5 @@ is_cpu = q.device.type == "cpu"
 
 def test_a_variable_enabled_is_still_refused():
     result = convert_source(HEADER + "def f(x, on):\n    with torch.autocast('cuda', enabled=on):\n        return x\n")
-    assert any(u.api == "torch.autocast" and "literal True or False" in u.reason for u in result.unsupported)
+    # a variable enabled= is converted only around a training step's loss (the network is cast under `if on:`)
+    assert any(u.api == "torch.autocast" and "only converted around the loss" in u.reason for u in result.unsupported)
