@@ -47,7 +47,7 @@ from .msnames import names_used, short_name
 # CAVEAT: a method both have under one name with other semantics (register_backward_hook) is not seen here.
 _CELL_LACKS = frozenset({
     "bfloat16", "double", "extra_repr", "float", "get_parameter", "get_submodule", "half", "ipu", "mtia",
-    "register_full_backward_pre_hook", "register_parameter", "requires_grad_",
+    "register_full_backward_pre_hook", "register_parameter",
     "set_submodule", "share_memory", "type", "xpu"})
 
 _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
