@@ -225,8 +225,9 @@ def test_an_einops_torch_layer_without_a_cell_is_a_marker():
 
 
 def test_a_conv_subclass_built_with_list_sizes():
-    """``class Conv2dStaticSamePadding(nn.Conv2d)`` built with ``kernel_size=[3, 3]`` (EfficientNet-PyTorch): torch
-    takes lists, MindSpore's kernel refused them; the torch-signature base passes tuples."""
+    """``class Conv2dStaticSamePadding(nn.Conv2d)`` built with ``kernel_size=[3, 3]``, ``stride=[1]``
+    (EfficientNet-PyTorch): torch takes lists, a 1-element one for both axes; MindSpore's kernel refused them; the
+    torch-signature base passes pairs."""
     case = Case("torch.nn.Conv2d", HEADER + """
 
 class SameConv(nn.Conv2d):
@@ -235,10 +236,12 @@ class SameConv(nn.Conv2d):
 
 
 m = SameConv(3, 4, kernel_size=[3, 3], stride=[2, 2], padding=1)
+one = SameConv(3, 2, kernel_size=1, stride=[2])  # a 1-element stride is both axes' in torch
 sizes = (tuple(m.kernel_size), tuple(m.stride))
 # @run
 out = m(x)
-""", names=("out", "sizes"), inputs={"x": rng_array(1, 3, 7, 7)}, id="list kernel_size")
+out1 = one(x)
+""", names=("out", "out1", "sizes"), inputs={"x": rng_array(1, 3, 7, 7)}, id="list kernel_size")
     run_case(case)
 
 

@@ -9,7 +9,10 @@ def _msmigrate_alias(name):
 
 
 def _msmigrate_pair(value):
-    return (value, value) if isinstance(value, int) else tuple(value)
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)  # torch also takes a list, and a 1-element one for both axes (EfficientNet's stride=[1])
+    return value * 2 if len(value) == 1 else value
 
 
 def _msmigrate_bn_base_init(self, cls, num_features, eps, momentum, affine, track_running_stats):
