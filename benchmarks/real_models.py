@@ -64,6 +64,10 @@ class Case:
     kwargs: dict = field(default_factory=dict)
     input: tuple = (2, 3, 64, 64)
     note: str = ""
+    # research repositories (RESEARCH): the checkout, the model built by an expression, several inputs
+    repo: str = ""               # a key of REPOS
+    entry: str = ""              # a Python expression over ``M`` (the imported module): "M.UNet(3, 1)"
+    inputs: list = field(default_factory=list)  # [shape, ...] when the model takes several float inputs
 
 
 def _tv(name, input=(2, 3, 64, 64), **kw):
@@ -125,6 +129,113 @@ TIMM = [
 ]
 
 CASES = TORCHVISION + SMP + TIMM
+
+
+# ------------------------------------------------------------------------------ the research corpus
+# Public research repositories (../shared/corpus/research_repos.md): pinned commits, checked out from local git mirrors
+# (``--mirror DIR``: DIR/OWNER+NAME/repo, a bare git directory or a clone) into the git-ignored
+# benchmarks/corpus/research/src/; each repository's model folders are converted as a project into
+# research/ms/ (the rest of the checkout copied beside them unchanged, so imports from outside the model folders
+# still resolve: to torch code, which then shows in the row). Never a pretrained flag.
+@dataclass
+class Repo:
+    key: str                     # the short name in model ids
+    github: str                  # OWNER/NAME
+    commit: str
+    folders: list                # converted, relative to the checkout (a folder or a .py file)
+    root: str = ""               # the sys.path root, relative to the checkout
+    crack: bool = False          # a crack / defect model (the mission's case)
+
+
+REPOS = {r.key: r for r in [
+    Repo("segdecnetpp", "vicoslab/segdec-net-plusplus-conbuildmat2023", "b0c553bfa2", ["models.py"], crack=True),
+    Repo("segdecnet", "seanXYZ/SegDecNet", "b21b2d7756", ["models.py"], crack=True),
+    Repo("cracksegformer", "Li-Hubing/CrackSegFormer", "94eaa5adce",
+         ["models/segformer", "models/deeplab_v3", "models/fcn"], crack=True),
+    Repo("ct-crackseg", "HqiTao/CT-crackseg", "cae03437fb", ["model"], crack=True),
+    Repo("crackseu", "hzlbbfrog/CrackSeU", "6ee2f021f9", ["Nets"], crack=True),
+    Repo("linkcrack", "urban-informatics/LinkCrack", "7973502ed0", ["model"], crack=True),
+    Repo("draem", "VitjanZ/DRAEM", "2dbf67397a", ["model_unet.py"], crack=True),
+    Repo("yakhyo-crack", "yakhyo/crack-segmentation", "3d7462a1ab", ["models"], crack=True),
+    Repo("mts-crack", "zfsu3722/MTS-Based-Lightweight-Pavement-Crack-Detection-Model", "9e51319b14", ["model"],
+         root="model", crack=True),
+    Repo("starkan", "qinjiang11111/StarKAN-for-crack-segmentation", "8d08cdb07b", ["model.py"], crack=True),
+    Repo("segformer-pytorch", "lucidrains/segformer-pytorch", "b49efeae7b", ["segformer_pytorch"]),
+    Repo("cifar-models", "chenyaofo/pytorch-cifar-models", "786c16252c", ["pytorch_cifar_models"]),
+    Repo("efficientnet", "lukemelas/EfficientNet-PyTorch", "7e8b0d3121", ["efficientnet_pytorch"]),
+    Repo("repvgg", "DingXiaoH/RepVGG", "eae7c52040", ["repvgg.py", "se_block.py"]),
+    Repo("cbam", "Jongchan/attention-module", "459efad0e0", ["MODELS"]),
+    Repo("stargan", "yunjey/stargan", "94dd002e93", ["model.py"]),
+    Repo("restormer", "swz30/Restormer", "df766d5521", ["basicsr/models/archs/restormer_arch.py"],
+         root="basicsr/models/archs"),
+    Repo("srgan", "Lornatang/SRGAN-PyTorch", "8842030eb4", ["model.py"]),
+]}
+
+
+def _rc(repo, name, module, entry, input=(1, 3, 256, 256), inputs=()):
+    return Case(f"research/{repo}/{name}", module, "", input=tuple(input), repo=repo, entry=entry,
+                inputs=[list(i) for i in inputs])
+
+
+RESEARCH = [
+    _rc("segdecnetpp", "SegDecNetPlusPlus", "models",
+        "(m := M.SegDecNetPlusPlus(device='cpu', input_width=256, input_height=256, input_channels=3))"
+        ".set_gradient_multipliers(1.0) or m"),
+    _rc("segdecnetpp", "SegDecNetOriginalJIM", "models",
+        "(m := M.SegDecNetOriginalJIM(device='cpu', input_width=256, input_height=256, input_channels=3))"
+        ".set_gradient_multipliers(1.0) or m"),
+    _rc("segdecnet", "SegmentNet", "models", "M.SegmentNet(in_channels=3)", (1, 3, 512, 256)),
+    _rc("segdecnet", "DecisionNet", "models", "M.DecisionNet()", inputs=[(1, 1024, 64, 32), (1, 1, 64, 32)]),
+    _rc("cracksegformer", "SegFormer-b0", "models.segformer.segformer", "M.SegFormer(num_classes=2, phi='b0')"),
+    _rc("cracksegformer", "deeplabv3_mobilenetv3_large", "models.deeplab_v3.deeplabv3",
+        "M.deeplabv3_mobilenetv3_large(aux=True, num_classes=2)", (2, 3, 128, 128)),  # BN on 1x1 pooled: batch 2
+    _rc("cracksegformer", "fcn_resnet50", "models.fcn.fcn", "M.fcn_resnet50(aux=True, num_classes=2)"),
+    _rc("ct-crackseg", "TransMUNet", "model.TransMUNet", "M.TransMUNet(n_classes=1)"),
+    _rc("crackseu", "CrackSeU_B_LN_VT", "Nets.CrackSeU_B_LN_VT", "M.CrackSeU(3, 1)", (1, 3, 352, 352)),
+    _rc("crackseu", "CrackSeU_Inference", "Nets.CrackSeU_B_LN_VT", "M.CrackSeU_Inference(3, 1)", (1, 3, 352, 352)),
+    _rc("crackseu", "CrackSeU_B_BN", "Nets.CrackSeU_B_BN", "M.CrackSeU(3, 1)", (1, 3, 352, 352)),
+    _rc("crackseu", "CrackSeU_B_LN_He", "Nets.CrackSeU_B_LN_He", "M.CrackSeU(3, 1)", (1, 3, 352, 352)),
+    _rc("linkcrack", "LinkCrack", "model.linkcrack", "M.LinkCrack()"),
+    _rc("draem", "ReconstructiveSubNetwork", "model_unet",
+        "M.ReconstructiveSubNetwork(in_channels=3, out_channels=3, base_width=32)"),
+    _rc("draem", "DiscriminativeSubNetwork", "model_unet",
+        "M.DiscriminativeSubNetwork(in_channels=6, out_channels=2, base_channels=16)", (1, 6, 256, 256)),
+    _rc("yakhyo-crack", "UNet", "models", "M.UNet(in_channels=3, out_channels=2)"),
+    _rc("mts-crack", "AutoEncoder", "pre_networks", "M.AutoEncoder()", (1, 1, 256, 256)),
+    _rc("mts-crack", "ErisBlock", "eris_network", "M.ErisBlock()", (1, 1, 256, 256)),
+    _rc("mts-crack", "Decoder", "decoder_networks", "M.Decoder(in_channels=256)", (1, 256, 64, 64)),
+    _rc("starkan", "StarKAN", "model", "M.StarKAN(n_classes=1)", (1, 3, 320, 320)),
+    # the rest of research_repos.md, as time allowed (token-id inputs not yet: float inputs only)
+    _rc("segformer-pytorch", "Segformer", "segformer_pytorch",
+        "M.Segformer(dims=(32, 64, 160, 256), heads=(1, 2, 5, 8), ff_expansion=(8, 8, 4, 4), "
+        "reduction_ratio=(8, 4, 2, 1), num_layers=2, decoder_dim=256, num_classes=4)"),
+    _rc("cifar-models", "cifar10_resnet20", "pytorch_cifar_models", "M.cifar10_resnet20(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar100_vgg11_bn", "pytorch_cifar_models", "M.cifar100_vgg11_bn(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_mobilenetv2_x0_5", "pytorch_cifar_models",
+        "M.cifar10_mobilenetv2_x0_5(pretrained=False)", (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_shufflenetv2_x0_5", "pytorch_cifar_models",
+        "M.cifar10_shufflenetv2_x0_5(pretrained=False)", (2, 3, 32, 32)),
+    _rc("cifar-models", "cifar10_repvgg_a0", "pytorch_cifar_models", "M.cifar10_repvgg_a0(pretrained=False)",
+        (2, 3, 32, 32)),
+    _rc("efficientnet", "efficientnet-b0", "efficientnet_pytorch",
+        "M.EfficientNet.from_name('efficientnet-b0', num_classes=10)", (2, 3, 224, 224)),
+    _rc("repvgg", "RepVGG_A0", "repvgg", "M.create_RepVGG_A0(deploy=False)", (2, 3, 64, 64)),
+    _rc("cbam", "ResidualNet-CIFAR10-CBAM", "MODELS.model_resnet", "M.ResidualNet('CIFAR10', 18, 10, 'CBAM')",
+        (2, 3, 32, 32)),
+    _rc("stargan", "Generator", "model", "M.Generator(conv_dim=32, c_dim=5, repeat_num=2)",
+        inputs=[(1, 3, 64, 64), (1, 5)]),
+    _rc("stargan", "Discriminator", "model", "M.Discriminator(image_size=128, conv_dim=32, c_dim=5, repeat_num=6)",
+        (1, 3, 128, 128)),
+    _rc("restormer", "Restormer", "restormer_arch",
+        "M.Restormer(inp_channels=3, out_channels=3, dim=16, num_blocks=[1, 1, 1, 1], num_refinement_blocks=1, "
+        "heads=[1, 2, 4, 8], ffn_expansion_factor=2.66, bias=False, LayerNorm_type='WithBias')", (1, 3, 64, 64)),
+    _rc("srgan", "srresnet_x4", "model", "M.srresnet_x4(in_channels=3, out_channels=3, channels=64, num_rcb=4)",
+        (1, 3, 24, 24)),
+    _rc("srgan", "discriminator_for_vgg", "model",
+        "M.discriminator_for_vgg(in_channels=3, out_channels=1, channels=64)", (1, 3, 96, 96)),
+]
 
 
 # ------------------------------------------------------------------------------ fetch and convert
@@ -193,6 +304,93 @@ def convert(pkg: str, corpus: str = CORPUS, timeout: int = 3600) -> dict:
             "error": None if ok else (err or f"exit {rc}, nothing written"), "summary": summary}
 
 
+RESEARCH_DEPS = ["einops==0.8.1", "torchvision==0.28.0"]  # imported by research models (torchvision: --no-deps)
+MIRROR = os.environ.get("MSMIGRATE_MIRROR", os.path.join(os.path.dirname(ROOT), ".mirror"))
+
+
+def research_deps(corpus: str = CORPUS, log=print) -> None:
+    """einops and torchvision (no dependencies: the installed torch is the one) into CORPUS/deps."""
+    deps = os.path.join(corpus, "deps")
+    todo = [d for d in RESEARCH_DEPS if not os.path.isdir(os.path.join(deps, d.split("==")[0]))]
+    if todo:
+        log(f"installing {' '.join(todo)} into {os.path.relpath(deps, ROOT)}")
+        r = _pip("install", "--no-deps", "--target", deps, *todo)
+        if r.returncode:
+            raise FetchError(f"pip install --target {' '.join(todo)} failed: {_last(r.stderr)}")
+
+
+def _git_dir(repo: Repo, mirror: str) -> str | None:
+    base = os.path.join(mirror, repo.github.replace("/", "+"), "repo")
+    for d in (os.path.join(base, ".git"), base):
+        if os.path.isfile(os.path.join(d, "HEAD")):
+            return d
+    return None
+
+
+def checkout(repo: Repo, mirror: str = MIRROR, corpus: str = CORPUS) -> str | None:
+    """Check ``repo`` out at its pinned commit into CORPUS/research/src/KEY (kept when already there). Returns None,
+    or one line saying why not (the mirror is missing: how to fetch it)."""
+    dest = os.path.join(corpus, "research", "src", repo.key)
+    stamp = os.path.join(dest, ".msmigrate-commit")
+    if os.path.exists(stamp) and open(stamp).read().strip() == repo.commit:
+        return None
+    gitdir = _git_dir(repo, mirror)
+    if gitdir is None:
+        return (f"no mirror of {repo.github} at {os.path.join(mirror, repo.github.replace('/', '+'), 'repo')}: fetch "
+                f"it with `git clone --bare https://github.com/{repo.github} "
+                f"{os.path.join(mirror, repo.github.replace('/', '+'), 'repo')}` (or pass --mirror DIR)")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    git = ["git", "--git-dir", gitdir, "--work-tree", dest]
+    r = subprocess.run(git[:3] + ["ls-tree", "--name-only", repo.commit], capture_output=True, text=True)
+    if r.returncode:
+        return f"{repo.github}: commit {repo.commit} is not in the mirror {gitdir}: {_last(r.stderr)}"
+    for entry in r.stdout.splitlines():  # one by one: a mirror may lack a large data blob the models never read
+        subprocess.run(git + ["checkout", repo.commit, "--", entry], capture_output=True, text=True)
+    missing = [f for f in repo.folders if not os.path.exists(os.path.join(dest, f))]
+    if missing:
+        return f"{repo.github}@{repo.commit}: {', '.join(missing)} did not check out"
+    with open(stamp, "w") as f:
+        f.write(repo.commit)
+    return None
+
+
+def convert_repo(repo: Repo, corpus: str = CORPUS, timeout: int = 1800) -> dict:
+    """The checkout copied to CORPUS/research/ms/KEY, each model folder replaced by ``msmigrate convert FOLDER``'s
+    output (the real CLI; a folder converts as one project)."""
+    src, out = (os.path.join(corpus, "research", d, repo.key) for d in ("src", "ms"))
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(src, out, ignore=shutil.ignore_patterns("__pycache__", ".msmigrate-commit"))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    rcs, errors, summaries, files, markers = [], [], [], 0, 0
+    for i, folder in enumerate(repo.folders):
+        target = os.path.join(out, folder)
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        elif os.path.exists(target):
+            os.remove(target)
+        report = os.path.join(corpus, "research", "ms", f"{repo.key}.{i}.report.json")
+        try:
+            r = subprocess.run([sys.executable, "-m", "migrate.cli", "convert", os.path.join(src, folder), "-o",
+                                target, "--report", report], capture_output=True, text=True, timeout=timeout,
+                               env=env, cwd=ROOT)
+            rcs.append(r.returncode)
+            if r.returncode not in (0, 3):
+                errors.append(f"{folder}: {_last(r.stderr) or f'exit {r.returncode}'}")
+            summaries.append(_last(r.stdout))
+        except subprocess.TimeoutExpired:
+            rcs.append(-1)
+            errors.append(f"{folder}: timed out after {timeout} s")
+        written = [target] if target.endswith(".py") and os.path.isfile(target) else list(_py_files(target))
+        files += len(written)
+        markers += sum(_markers(p) for p in written)
+    ok = not errors and files > 0
+    return {"package": repo.key, "rc": max(rcs, key=abs) if rcs else -1, "ok": ok,
+            "seconds": round(time.perf_counter() - t0, 1), "files": files, "markers": markers,
+            "error": "; ".join(errors) or (None if ok else "nothing written"), "summary": "; ".join(summaries)}
+
+
 def _py_files(d):
     for dirpath, _, names in os.walk(d):
         for n in names:
@@ -248,38 +446,76 @@ def _purge():
             del sys.modules[name]
 
 
+def _research_dirs(corpus: str, case: Case, side: str) -> tuple:
+    """(the checkout or its conversion, the sys.path root inside it) of a research case."""
+    base = os.path.join(corpus, "research", "src" if side == "torch" else "ms", REPOS[case.repo].key)
+    return base, os.path.join(base, REPOS[case.repo].root)
+
+
+def _purge_research(corpus: str):
+    """Forget every module loaded from the research checkouts or conversions (each side its own namespace)."""
+    top = os.path.join(os.path.abspath(corpus), "research") + os.sep
+    doomed = []
+    for name, mod in list(sys.modules.items()):  # all looked at first: a namespace package's path needs its parent
+        paths = [getattr(mod, "__file__", None) or ""]
+        try:
+            paths += [p for p in getattr(mod, "__path__", None) or [] if isinstance(p, str)]
+        except Exception:  # noqa: BLE001 - a module object may answer __path__ with anything (torch._classes)
+            pass
+        if any(isinstance(p, str) and p.startswith(top) for p in paths):
+            doomed.append(name)
+    for name in doomed:
+        del sys.modules[name]
+
+
 def _build(case: Case, corpus: str, side: str):
     import importlib
 
     _purge()
-    root = os.path.join(corpus, "site" if side == "torch" else "ms")
-    for d in (os.path.join(corpus, "site"), os.path.join(corpus, "ms")):
-        while d in sys.path:
-            sys.path.remove(d)
+    if case.repo:
+        _purge_research(corpus)
+        root = _research_dirs(corpus, case, side)[1]
+        top = os.path.join(os.path.abspath(corpus), "research") + os.sep
+        sys.path[:] = [d for d in sys.path if not os.path.abspath(d or ".").startswith(top)]
+        importlib.invalidate_caches()
+    else:
+        root = os.path.join(corpus, "site" if side == "torch" else "ms")
+        for d in (os.path.join(corpus, "site"), os.path.join(corpus, "ms")):
+            while d in sys.path:
+                sys.path.remove(d)
     sys.path.insert(0, root)
     deps = os.path.join(corpus, "deps")
     if deps not in sys.path:
         sys.path.insert(1, deps)
     _stub_meta_registrations()
     stage = f"import-{side}"
+    cwd = os.getcwd()
     try:
+        if case.repo:
+            os.chdir(_research_dirs(corpus, case, side)[0])  # repos read files relative to their root
         module = importlib.import_module(case.module)
-        factory = getattr(module, case.factory)
         stage = f"build-{side}"
-        model = factory(*case.args, **case.kwargs)
+        if case.entry:
+            model = eval(case.entry, {"M": module})  # noqa: S307 - the benchmark's own table
+        else:
+            factory = getattr(module, case.factory)
+            model = factory(*case.args, **case.kwargs)
     except Exception as exc:  # noqa: BLE001 - real code raises anything
         raise StageError(stage, exc) from None
+    finally:
+        os.chdir(cwd)
     return model
 
 
-def _source_files(torch_model, corpus: str) -> list:
+def _source_files(torch_model, corpus: str, case: Case | None = None) -> list:
     """Converted files holding the classes the model is made of (relative to ms/)."""
-    site = os.path.join(corpus, "site")
+    site = _research_dirs(corpus, case, "torch")[0] if case is not None and case.repo else \
+        os.path.join(corpus, "site")
     files = set()
     for m in torch_model.modules():
         mod = sys.modules.get(type(m).__module__)
         path = getattr(mod, "__file__", None) or ""
-        if path.startswith(site):
+        if path.startswith(site + os.sep):
             files.add(os.path.relpath(path, site))
     return sorted(files)
 
@@ -301,13 +537,16 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
 
         torch.manual_seed(0)
         tm = _build(case, corpus, "torch")
-        row["files"] = _source_files(tm, corpus)
-        row["markers"] = sum(_markers(os.path.join(corpus, "ms", f)) for f in row["files"])
-        x = np.random.default_rng(0).standard_normal(case.input).astype(np.float32)
+        row["files"] = _source_files(tm, corpus, case)
+        ms_dir = _research_dirs(corpus, case, "ms")[0] if case.repo else os.path.join(corpus, "ms")
+        row["markers"] = sum(_markers(os.path.join(ms_dir, f)) for f in row["files"])
+        rng = np.random.default_rng(0)
+        xs = [rng.standard_normal(tuple(s)).astype(np.float32) for s in (case.inputs or [case.input])]
+        x = xs if case.inputs else xs[0]
         try:
             tm.train()
             with torch.no_grad():
-                tm(torch.from_numpy(x))
+                tm(*[torch.from_numpy(a) for a in xs])
         except Exception as exc:  # noqa: BLE001
             raise StageError("run-torch", exc) from None
         import mindspore as ms
@@ -579,6 +818,64 @@ def render(rows: list, conversions: list, versions: dict, total_seconds: float, 
     return "\n".join(out) + "\n"
 
 
+RESEARCH_HEAD = "## Research repositories"
+
+
+def silent(row: dict) -> bool:
+    """A failure with no marker in the converted files the model is made of: convert said nothing."""
+    return not row["passed"] and not row.get("markers") and row["stage"] not in (
+        "fetch", "harness", "import-torch", "build-torch", "run-torch")
+
+
+def render_research(rows: list, conversions: list, total_seconds: float, note: str = "") -> str:
+    n = len(rows)
+    passed, built = sum(r["passed"] for r in rows), sum(r["builds"] for r in rows)
+    crack = [r for r in rows if REPOS.get(r["id"].split("/")[1], Repo("", "", "", [])).crack]
+    quiet = [r for r in rows if silent(r)]
+    out = [RESEARCH_HEAD, "",
+           "Generated by `benchmarks/real_models.py --research` (do not edit by hand). Models from public research "
+           "repositories no one here wrote (`../shared/corpus/research_repos.md`), each checked out at its pinned "
+           "commit from a local git mirror (`--mirror DIR`); each repository's model folders are converted with "
+           "`msmigrate convert FOLDER` (one project per folder, the rest of the checkout copied unchanged), then "
+           "built, weights copied and parity run as above. Never a pretrained flag; nothing is edited by hand. "
+           "A *silent* failure is one whose converted files carry no `# msmigrate: unsupported` marker.", "",
+           note or f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {total_seconds / 60:.1f} min.", "",
+           f"**{passed} / {n} research models pass parity; {built} / {n} build in MindSpore; {len(quiet)} silent "
+           f"failure(s). Crack / defect models: {sum(r['passed'] for r in crack)} / {len(crack)} pass.**", "",
+           "| repository | commit | converted | files | markers left | seconds | result |",
+           "|---|---|---|---:|---:|---:|---|"]
+    for c in conversions:
+        repo = REPOS.get(c["package"])
+        res = "ok" if c["ok"] else _md_cell(f"FAILED: {c['error']}")
+        out.append(f"| {repo.github if repo else c['package']} | {repo.commit if repo else '-'} | "
+                   f"{_md_cell(', '.join(repo.folders)) if repo else '-'} | {c['files']} | "
+                   f"{c['markers'] if c['markers'] is not None else '-'} | {c['seconds']} | {res} |")
+    out += ["", "| model | markers left | verdict | first cause | seconds |", "|---|---:|---|---|---:|"]
+    for r in rows:
+        verdict = "pass" if r["passed"] else ("silent fail" if silent(r) else "fail") + f" ({r['stage']})"
+        out.append(f"| {r['id']} | {r['markers'] if r['markers'] is not None else '-'} | {verdict} | "
+                   f"{_md_cell('' if r['passed'] else r['error'] or '')} | {r['seconds']} |")
+    return "\n".join(out) + "\n"
+
+
+def splice(doc: str, library: str | None = None, research: str | None = None) -> str:
+    """docs/real_models.md holds two tables: the library corpus, then the research section; regenerating one
+    keeps the other."""
+    head, mark, tail = doc.partition("\n" + RESEARCH_HEAD)
+    old_research = (mark.lstrip("\n") + tail) if mark else ""
+    lib = library if library is not None else head.rstrip("\n") + "\n"
+    res = research if research is not None else old_research
+    return lib + ("\n" + res if res else "")
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def _write_atomic(path: str, text: str) -> None:
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -675,8 +972,104 @@ def merge(paths: list, out: str) -> int:
         f" Not run (no row in these runs): {len(missing)} models: {', '.join(missing)}." if missing else "")
     text = render(rows, [conversions[p] for p in PACKAGES if p in conversions], versions,
                   sum(r["seconds"] or 0 for r in rows), note)
-    _write_atomic(out, text)
+    _write_atomic(out, splice(_read(out), library=text))
     print(f"{sum(r['passed'] for r in rows)}/{len(rows)} pass parity; table: {out}")
+    return 0
+
+
+def select_research(only: list | None) -> list:
+    return [c for c in RESEARCH if not only or any(o in c.id for o in only)]
+
+
+def main_research(a) -> int:
+    cases = select_research(a.only)
+    if a.list:
+        for c in cases:
+            print(c.id)
+        return 0
+    if not cases:
+        print("no research model matches --only", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    try:
+        research_deps(a.corpus, log=lambda s: print(s, file=sys.stderr))
+    except (FetchError, subprocess.TimeoutExpired) as exc:
+        print(f"real_models: cannot install the research models' dependencies: {exc}", file=sys.stderr)
+        return 1
+    keys = list(dict.fromkeys(c.repo for c in cases))
+    rows, conversions, runnable = {}, [], []
+    conv_path = os.path.join(a.corpus, "research", "ms", "conversions.json")
+    old = {}
+    if a.skip_convert and os.path.exists(conv_path):
+        with open(conv_path) as f:
+            old = {c["package"]: c for c in json.load(f)}
+    bad = {}
+    for key in keys:
+        why = checkout(REPOS[key], a.mirror, a.corpus)
+        if why:
+            print(f"real_models: {why}", file=sys.stderr)
+            bad[key] = ("fetch", why)
+            continue
+        if key in old:
+            c = old[key]
+        else:
+            print(f"converting {REPOS[key].github} ({', '.join(REPOS[key].folders)}) ...", file=sys.stderr, flush=True)
+            c = convert_repo(REPOS[key], a.corpus)
+            print(f"  {key}: {c['files']} files, {c['markers']} markers, {c['seconds']} s"
+                  + ("" if c["ok"] else f", FAILED: {c['error']}"), file=sys.stderr, flush=True)
+        conversions.append(c)
+        if not c["ok"]:
+            bad[key] = ("convert", c["error"])
+    os.makedirs(os.path.dirname(conv_path), exist_ok=True)
+    _write_atomic(conv_path, json.dumps(list({**old, **{c["package"]: c for c in conversions}}.values()), indent=1))
+    bar = Progress(len(cases))
+    for case in cases:
+        if case.repo in bad:
+            rows[case.id] = _failed_row(case, *bad[case.repo], 0.0)
+            bar.finish(rows[case.id])
+        else:
+            runnable.append(case)
+    json_path = a.json or os.path.join(a.corpus, "research", "research_models.json")
+    earlier, earlier_conv = {}, {}
+    if a.only and os.path.exists(json_path):  # a partial run updates its rows of the last runs' table
+        with open(json_path) as f:
+            old_run = json.load(f)
+        earlier = {r["id"]: r for r in old_run.get("rows", [])}
+        earlier_conv = {c["package"]: c for c in old_run.get("conversions", [])}
+
+    def merged(new_rows, new_conv):
+        both = {**earlier, **{r["id"]: r for r in new_rows}}
+        conv = {**earlier_conv, **{c["package"]: c for c in new_conv}}
+        keys = list(dict.fromkeys(c.repo for c in RESEARCH if c.id in both))
+        return [both[c.id] for c in RESEARCH if c.id in both], [conv[k] for k in keys if k in conv]
+
+    def finished(row):
+        bar.finish(row)
+        rows[row["id"]] = row
+        done, conv = merged([rows[c.id] for c in cases if c.id in rows], conversions)
+        _write_atomic(json_path, json.dumps({"rows": done, "conversions": conv}, indent=1))
+
+    for row in run_batch(runnable, a.corpus, a.timeout, on_start=lambda c: bar.start(c.id), on_row=finished):
+        rows[row["id"]] = row
+    rows = [rows[c.id] for c in cases]
+    total = time.perf_counter() - t0
+    run = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({total / 60:.1f} min)"
+    for r in rows:
+        r["run"] = run
+    note = ""
+    if a.only:
+        rows, conversions = merged(rows, conversions)
+        runs = sorted({r.get("run") or "an earlier run" for r in rows})
+        note = (f"Merged from {len(runs)} run(s): {'; '.join(runs)}. "
+                f"{len(rows)} of the {len(RESEARCH)} research models have a row.")
+    _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions}, indent=1))
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        _write_atomic(a.out, splice(_read(a.out), research=render_research(rows, conversions, total, note)))
+    passed = sum(r["passed"] for r in rows)
+    print(f"{passed}/{len(rows)} research models pass parity, {sum(r['builds'] for r in rows)}/{len(rows)} build, "
+          f"{sum(silent(r) for r in rows)} silent failure(s); {total:.0f} s; table: "
+          f"{os.path.relpath(a.out, ROOT) if a.out else '-'}")
     return 0
 
 
@@ -695,6 +1088,12 @@ def main(argv=None) -> int:
                     help="write the table from earlier runs' JSON files (each package's rows and conversion from the "
                          "last file that ran it), instead of running; a .md file is a table this benchmark wrote "
                          "(its rows, read back)")
+    ap.add_argument("--research", action="store_true",
+                    help="run the research-repository corpus (REPOS / RESEARCH) instead of the library one; its table "
+                         "is the second section of --out")
+    ap.add_argument("--mirror", default=MIRROR,
+                    help="folder of the research repositories' git mirrors, DIR/OWNER+NAME/repo (default "
+                         "$MSMIGRATE_MIRROR or ../.mirror beside the checkout)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-batch", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -706,6 +1105,8 @@ def main(argv=None) -> int:
         return 0
     if a.merge:
         return merge(a.merge, a.out)
+    if a.research:
+        return main_research(a)
     cases = select(a.only)
     if a.list:
         for c in cases:
@@ -768,7 +1169,7 @@ def main(argv=None) -> int:
     text = render(rows, conversions, versions, total)
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        _write_atomic(a.out, text)
+        _write_atomic(a.out, splice(_read(a.out), library=text))
     run = f"a run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({total / 60:.0f} min)"
     _write_atomic(json_path, json.dumps({"rows": rows, "conversions": conversions, "versions": versions, "run": run},
                                         indent=1))

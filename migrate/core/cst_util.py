@@ -81,7 +81,15 @@ class Transformer(cst.CSTTransformer):
         if t in TOKEN_TYPES:
             return updated_node
         leave = self._hooks_of(t)[1]
-        return updated_node if leave is None else leave(self, original_node, updated_node)
+        if leave is None:
+            return updated_node
+        new = leave(self, original_node, updated_node)
+        if new is not updated_node and getattr(updated_node, "lpar", None) and isinstance(new, cst.BaseExpression) \
+                and not getattr(new, "lpar", True):
+            # the source's parentheses stay on the replacement: ``assert(torch.cuda.is_available())`` has no space
+            # after ``assert`` (nor ``return(x)``, ``if(x):``, ``not(x)``), which is valid only with them
+            new = new.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return new
 
     def on_visit_attribute(self, node, attribute) -> None:
         return None

@@ -6,7 +6,8 @@ For each statement the pre-pass records which *kinds* of rewrite could apply ins
   torch's) or by a class of the file; a method call whose name is in the table (or is one of torch.Tensor's); an
   attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; an import.
 * ``OPERATORS`` (rewrite/operators.py): ``~``, ``<<``, ``>>``, ``&``, ``|``, ``^``, ``**``, an augmented
-  assignment, a subscript of ``.data``, a subscript read with a step (``x[:, ::2]``).
+  assignment, a subscript of ``.data``, a subscript read with a step (``x[:, ::2]``), an arithmetic operator
+  whose left operand is ``module.function(...)`` (a numpy scalar: ``np.sqrt(2 / np.pi) * x``).
 * ``PARAM_GROUPS`` (the training pass's no_grad walk): ``.param_groups``.
 
 The table pass does not walk into a statement without ``API`` (its bindings are still recorded), which is where
@@ -133,6 +134,9 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
     elif isinstance(node, ast.BinOp):
         if isinstance(node.op, _OPERATOR_NODES):
             mask = OPERATORS
+        elif isinstance(node.left, ast.Call) and isinstance(node.left.func, ast.Attribute) and isinstance(
+                node.left.func.value, ast.Name):
+            mask = OPERATORS  # np.sqrt(2 / np.pi) * x: a numpy scalar on the left (rewrite/operators.py)
     elif isinstance(node, ast.UnaryOp):
         if isinstance(node.op, ast.Invert):
             mask = OPERATORS

@@ -42,8 +42,37 @@ def conv_padding(call) -> None:
         call.set("padding", f"_msmigrate_pad({source}, {dims})")
 
 
+def _int_of_true_division(node):
+    """``h / 8`` (or a tuple holding one) as ``int(h / 8)``; None when no element is a true division."""
+    import libcst as cst
+
+    if isinstance(node, (cst.Tuple, cst.List)):
+        elements = [_int_of_true_division(e.value) for e in node.elements]
+        if not any(elements):
+            return None
+        return node.with_changes(elements=[e.with_changes(value=new) if new is not None else e
+                                           for e, new in zip(node.elements, elements)])
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+        return cst.Call(func=cst.Name("int"), args=[cst.Arg(node.with_changes(lpar=[], rpar=[]))])
+    return None
+
+
+def pool_sizes(call) -> None:
+    """``nn.MaxPool2d(kernel_size=(h / 8, w / 8))``: a true division gives a float, which torch keeps when the layer
+    is built and refuses only when it is called ("must be tuple of ints"), while MindSpore refuses it when the layer
+    is built, so a model holding such a layer and never calling it (SegDecNet++'s unused global pools) could not
+    be built. The quotient becomes ``int(h / 8)``: the same layer on every run where torch's works (where torch
+    raises when calling it, MindSpore pools with the truncated size)."""
+    for name in ("kernel_size", "stride"):
+        if name in call.bound:
+            new = _int_of_true_division(call.bound[name])
+            if new is not None:
+                call.bound[name] = new
+
+
 def pool_padding(call) -> None:
     """Pooling: torch pads explicitly (default 0) with stride defaulting to kernel_size (filled by the table)."""
+    pool_sizes(call)
     value = call.literal("padding") if "padding" in call.bound else 0
     ceil = call.literal("ceil_mode") if "ceil_mode" in call.bound else False
     if value == 0 and ceil is False:  # MindSpore takes ceil_mode only with pad_mode='pad' (raises otherwise)

@@ -29,6 +29,8 @@ def nn_init(call) -> None:
     ``t.assign_value(initializer(...).init_data())`` for a plain Tensor; returns the tensor like torch. Argument names follow torch's defaults where MindSpore's differ (Normal's
     sigma=0.01, Uniform's scale=0.07, TruncatedNormal's sigma=0.01 against torch's std=1 / U(0, 1))."""
     name = call.entry.torch.rsplit(".", 1)[-1]
+    if not name.endswith("_"):
+        name += "_"  # torch's deprecated alias (init.kaiming_normal): the same function
     t = call.bound.get("tensor")
     if t is None:
         raise Unsupported("needs the tensor")

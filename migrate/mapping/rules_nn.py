@@ -81,8 +81,9 @@ def conv_transpose_output_padding(call) -> None:
 def max_pool_indices(call) -> None:
     """``nn.MaxPool2d(return_indices=True)``: MindSpore's nn.MaxPool2d returns no indices; the generated
     ``_MsmigrateMaxPool2d`` Cell returns (values, indices) from ops.max_pool2d. Otherwise nn.MaxPool2d."""
-    from .rules import pool_padding
+    from .rules import pool_padding, pool_sizes
 
+    pool_sizes(call)
     value = call.literal("return_indices", absent=False)
     if value is False:
         pool_padding(call)

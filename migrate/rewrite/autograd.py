@@ -7,7 +7,7 @@ Runs after the table-driven pass and before the training pass (which then slices
   lines) and ``bprop(self, *inputs, out, grad)`` (measured on MindSpore 2.10 PyNative: bprop replaces the
   gradient). ``ctx.saved_tensors`` and ``ctx.<attr>`` are recomputed in bprop: the forward statements before its
   last ``ctx`` line are repeated there (bprop receives the same inputs). ``None`` gradients become zeros, a single
-  gradient a 1-tuple. ``F.apply(...)`` becomes ``F()(...)``.
+  gradient a 1-tuple. ``F.apply(...)`` becomes ``F()(...)``, ``F().apply`` ``F()``.
 * ``g = torch.autograd.grad(out, x, grad_outputs=v, create_graph=...)`` becomes a function of ``x`` made of the
   statements that compute ``out`` from ``x`` (moved from the block) and ``ms.grad(fn, grad_position=(0, ...))(x)``:
   nested inside the training pass's ``value_and_grad`` it gives the second-order terms create_graph=True needs;
@@ -440,6 +440,12 @@ class _Apply(cst.CSTTransformer):
         if isinstance(u.value, cst.Name) and u.value.value in self.classes and u.attr.value == "apply":
             self.p.ok("torch.autograd.Function.apply")
             return cst.Call(func=u.value)
+        if (u.attr.value == "apply" and isinstance(u.value, cst.Call) and not u.value.args
+                and isinstance(u.value.func, cst.Name) and u.value.func.value in self.classes):
+            # ``F().apply``: apply through an instance (the methods are static): the Cell instance itself
+            # (``Cell.apply`` is MindSpore's apply-to-every-cell, a different method)
+            self.p.ok("torch.autograd.Function.apply")
+            return u.value
         return u
 
 

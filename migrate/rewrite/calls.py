@@ -324,8 +324,15 @@ def _rule_reads(rule: str | None) -> frozenset | None:
 _NUMBER_EXPR = re.compile(r"^[\d\s.+\-*/()eE]+$")
 
 
+_BOOL_OF_LITERAL = re.compile(r"^bool\((True|False|None|0|1)\)$")
+
+
 def _fold(source: str) -> cst.BaseExpression:
-    """Constant-fold purely numeric transforms (``1 - 0.1`` -> ``0.9``) so the output reads like a hand port."""
+    """Constant-fold purely numeric transforms (``1 - 0.1`` -> ``0.9``) and ``bool`` of a literal
+    (``bool(True)`` -> ``True``) so the output reads like a hand port."""
+    m = _BOOL_OF_LITERAL.match(source.strip())
+    if m:
+        return expr("True" if m.group(1) in ("True", "1") else "False")
     if _NUMBER_EXPR.match(source):
         try:
             value = eval(compile(ast.parse(source, mode="eval"), "<fold>", "eval"), {"__builtins__": {}})

@@ -26,6 +26,15 @@ Found by the differential fuzzer (tests/fuzz, issue 16) and measured on MindSpor
   cast"), the converted code casts (truncates) instead of raising.
 * ``p.data[...] = v`` leaves ``p`` unchanged in MindSpore (``p.data[:] = v`` and ``p[...] = v`` update it): the
   ``.data`` is dropped from such a target.
+* ``np.sqrt(2 / np.pi) * x`` (a numpy scalar on the left of an arithmetic operator, a tanh-GELU as research code
+  writes it): torch's Tensor outranks numpy (``__array_priority__``), so the result is a tensor; numpy's scalar
+  outranks a MindSpore Tensor, so the result is a numpy array (measured: float64, float32 and int64 scalars, with
+  ``*``, ``+``, ``-``, ``/``): gradients are lost and the next MindSpore op raises. The numpy operand becomes a
+  Python number, ``np.sqrt(2 / np.pi).item()`` (its value and int/float kind kept; a number never changes a
+  tensor's dtype in either framework). Taken as numpy: a call of a numpy function whose arguments are constants
+  (an elementwise function: ``sqrt``, ``exp``, ``log``, ... of literals, ``np.pi``, ``np.e`` and arithmetic of
+  them), or of a numpy scalar type (``np.float32(v)``). CAVEAT: a
+  numpy value held in a variable (``c = np.sqrt(2.0)`` then ``c * x``) is not seen.
 * ``x[:, ::2]`` (a subscript read whose index has a step): MindSpore 2.10's CPU StridedSliceGrad fails ("input
   memory out of bounds") for a step on a middle axis of a tensor of 3 or more dimensions (swin's PatchMerging, LeViT's
   subsampling; measured), so the backward of such a model cannot run. It becomes ``_msmigrate_getitem(x, (slice(None),
@@ -61,7 +70,8 @@ _OPERATORS = ("~", "<<", ">>", "&", "|", "^", "[...]", "=", "**", "::")
 
 def applies(source: str) -> bool:
     """Operators to rewrite, or a call whose conversion uses a helper (migrate/rewrite/helpers.py)."""
-    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source))
+    return "torch" in source and (any(op in source for op in _OPERATORS) or helpers.may_need(source)
+                                  or "numpy" in source)
 
 
 def _code(node) -> str:
@@ -217,10 +227,37 @@ class _Operators(Transformer):
         if op is cst.Power and _pow_needs_helper(updated.left, updated.right):
             self._count("**")
             return _expr(f"_msm_pow({_code(updated.left)}, {_code(updated.right)})")
+        if op in ARITHMETIC and self._numpy_scalar(updated.left) and not self._numpy_constant(updated.right):
+            self._count("numpy scalar " + _code(updated.operator).strip() + " tensor")
+            return updated.with_changes(left=cst.Call(func=cst.Attribute(value=_parenthesized(updated.left),
+                                                                         attr=cst.Name("item"))))
         if isinstance(updated.operator, COMMUTING) and _is_literal(updated.left) and not _is_literal(updated.right):
             self._count(_code(updated.operator).strip())
             return updated.with_changes(left=updated.right, right=updated.left)
         return updated
+
+    def _numpy_scalar(self, node) -> bool:
+        """``np.sqrt(2 / np.pi)``, ``np.float32(v)``: a numpy scalar (the module docstring)."""
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.ctx.resolver.qualify(node.func)
+        if not q or not (q == "numpy" or q.startswith("numpy.")):
+            return False
+        name = q.rsplit(".", 1)[-1]
+        if name in NUMPY_SCALAR_TYPES:
+            return len(node.args) == 1 and not node.args[0].star
+        return name in NUMPY_UFUNCS and all(not a.star and self._numpy_constant(a.value) for a in node.args)
+
+    def _numpy_constant(self, node) -> bool:
+        if _is_literal(node):
+            return True
+        if isinstance(node, cst.Attribute):
+            return self.ctx.resolver.qualify(node) in ("numpy.pi", "numpy.e")
+        if isinstance(node, cst.UnaryOperation):
+            return self._numpy_constant(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            return self._numpy_constant(node.left) and self._numpy_constant(node.right)
+        return self._numpy_scalar(node)
 
     def leave_AugAssign(self, original, updated):
         op = type(updated.operator)
@@ -279,6 +316,24 @@ class _Operators(Transformer):
             self._count("p.data[...] =")
             return updated.with_changes(target=t.with_changes(value=t.value.value))
         return updated
+
+
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+              cst.MatrixMultiply)
+NUMPY_SCALAR_TYPES = {"float16", "float32", "float64", "double", "single", "half", "int8", "int16", "int32",
+                      "int64", "uint8", "bool_", "float_", "int_"}
+# elementwise numpy functions: on constant (scalar) arguments they give a numpy scalar
+NUMPY_UFUNCS = {"sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
+                "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "power", "float_power", "abs", "absolute",
+                "floor", "ceil", "square", "reciprocal", "hypot", "maximum", "minimum", "sign", "deg2rad", "radians",
+                "degrees", "rad2deg", "cbrt"}
+
+
+def _parenthesized(node):
+    """``node`` as the receiver of ``.item()``: a call or a name needs no parentheses."""
+    if isinstance(node, (cst.Call, cst.Name, cst.Attribute)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 INPLACE_OPS = {cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",

@@ -41,6 +41,15 @@ from .msnames import names_used, short_name
 
 # Methods that legitimately take a string literal argument on tensors; any other method called with one is
 # taken for a str/list/dict method (``line.split(",")``) and left alone unless the receiver is a tensor.
+# torch.nn.Module methods that mindspore.nn.Cell (MindSpore 2.10) has no attribute of that name for, and the table
+# does not map (measured: dir(torch.nn.Module) - dir(mindspore.nn.Cell) - the table's Module entries). Called on a
+# module, each is a marker: the converted Cell would raise AttributeError when built or run, with convert silent.
+# CAVEAT: a method both have under one name with other semantics (register_backward_hook) is not seen here.
+_CELL_LACKS = frozenset({
+    "bfloat16", "double", "extra_repr", "float", "get_parameter", "get_submodule", "half", "ipu", "mtia",
+    "register_full_backward_pre_hook", "register_parameter",
+    "set_submodule", "share_memory", "type", "xpu"})
+
 _STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
                     "div_", "divide_", "scatter", "scatter_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -84,7 +93,8 @@ class Rewriter(Parens, Transformer):
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
         self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
-        self._method_names = frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
+        self._method_names = (frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
+                              | _CELL_LACKS)
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
@@ -192,7 +202,43 @@ class Rewriter(Parens, Transformer):
         torch_imports = [s for s in updated.body if isinstance(s, (cst.Import, cst.ImportFrom))
                          and _is_torch_import(s)]
         if not torch_imports:
+            return self._einops(updated)
+        return self._torch_imports(updated, torch_imports)
+
+    def _einops(self, updated):
+        """``import einops`` / ``from einops import rearrange``: einops has no MindSpore backend, so the statement is
+        followed by ``_msmigrate_einops_mindspore()`` (a helper defining one; migrate/helpers/templates/
+        einops_backend.py). ``from einops.layers.torch import Rearrange, Reduce`` (torch layers) binds the names to
+        the helper Cells instead; any other name of that module stays torch's, with a marker."""
+        if len(updated.body) != 1 or not isinstance(updated.body[0], (cst.Import, cst.ImportFrom)):
             return updated
+        node = updated.body[0]
+        modules = [dotted(a.name) or "" for a in node.names] if isinstance(node, cst.Import) else \
+            ([] if node.relative or node.module is None else [dotted(node.module) or ""])
+        if not any(m == "einops" or m.startswith("einops.") for m in modules):
+            return updated
+        if isinstance(node, cst.ImportFrom) and modules == ["einops.layers.torch"] and \
+                not isinstance(node.names, cst.ImportStar):
+            layers = {"Rearrange": "_MsmigrateEinopsRearrange", "Reduce": "_MsmigrateEinopsReduce"}
+            binds = [(a.asname.name.value if a.asname else a.name.value, layers[a.name.value])
+                     for a in node.names if a.name.value in layers]
+            rest = [a for a in node.names if a.name.value not in layers]
+            for a in rest:
+                self._fail(f"einops.layers.torch.{a.name.value}", "a torch layer; only Rearrange and Reduce are "
+                           "converted (to MindSpore Cells)", node, torch_rooted=False)
+            self.ctx.ok("einops.layers.torch")
+            out = [emit.statement(f"{local} = {cell}  # einops.layers.torch.{cell[len('_MsmigrateEinops'):]} as a "
+                                  "MindSpore Cell\n") for local, cell in binds]
+            if rest:
+                out.insert(0, updated.with_changes(body=[node.with_changes(names=[
+                    *rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])]))
+            out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
+            return cst.FlattenSentinel(out)
+        self.ctx.ok("einops")
+        return cst.FlattenSentinel([updated, emit.statement(
+            "_msmigrate_einops_mindspore()  # einops learns MindSpore tensors\n")])
+
+    def _torch_imports(self, updated, torch_imports):
         # `import sys, numpy as np, torch`: the other modules' names stay imported
         others = {id(s): [a for a in s.names if (dotted(a.name) or "").split(".")[0] != "torch"]
                   for s in torch_imports if isinstance(s, cst.Import)}
@@ -518,6 +564,9 @@ class Rewriter(Parens, Transformer):
             if receiver == YES and name in self.table.tensor_method_names:
                 self._fail(f"Tensor.{name}", "no MindSpore mapping in msmigrate's table", original,
                            torch_rooted=False)
+            elif is_module and name in _CELL_LACKS:
+                self._fail(f"Module.{name}", "MindSpore's Cell has no such method and msmigrate's table no mapping",
+                           original, torch_rooted=False)
             return updated
         if receiver == NO and not is_module:
             return updated  # a string, a list, a numpy array, an object of a non-Module class

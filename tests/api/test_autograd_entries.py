@@ -31,6 +31,11 @@ PROVEN_ELSEWHERE = {
        for n in ("normal_", "uniform_", "trunc_normal_", "xavier_normal_")},
     **{f"torch.nn.init.{n}": f"{_I}::test_xavier_uniform_orthogonal_eye_dirac_ones"
        for n in ("xavier_uniform_", "orthogonal_", "dirac_", "ones_", "eye_")},
+    **{f"torch.nn.init.{n}": f"{_I}::test_deprecated_aliases_without_underscore"
+       for n in ("kaiming_normal", "kaiming_uniform", "xavier_uniform", "xavier_normal", "normal", "uniform",
+                 "constant")},
+    "Module.register_full_backward_hook":
+        "tests/realidioms/test_research_idioms.py::test_a_full_backward_hook_scales_the_input_gradient_as_in_torch",
     "Module.apply": f"{_I}::test_apply_fn_kaiming_conv_fan_out_zeros_bias_constant",
     "Module.named_parameters": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
     "Module.modules": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",

@@ -168,3 +168,51 @@ class F(torch.autograd.Function):
 y = F.apply(x)
 """, "torch.autograd.Function", "needs_input_grad")
     assert "class F(torch.autograd.Function):" in code and "import torch" in code
+
+
+def test_function_applied_through_an_instance_trains_like_torch():
+    """``self.scale = GradMul().apply`` in ``__init__`` (a research model's gradient multiplier, the mask set
+    later): ``F().apply`` reached MindSpore's ``Cell.apply`` (apply-to-every-cell) and raised; it is the Cell."""
+    src = """
+import torch
+import torch.nn as nn
+
+
+class GradMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.save_for_backward(mask)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        mask, = ctx.saved_tensors
+        return grad_output.mul(mask), None
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(6, 8), nn.Linear(8, 2)
+        self.scale = GradMul().apply
+        self.mask = torch.ones((1,)) * 0.25
+
+    def forward(self, x):
+        return self.fc2(self.scale(torch.tanh(self.fc1(x)), self.mask))
+
+
+model = Net()
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.from_numpy(X[i:i + 4]), torch.from_numpy(Y[i:i + 4])) for i in range(0, 32, 4)]
+losses = []
+# @run
+for x, y in batches:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+"""
+    result, _, _ = run_both(src, DATA)
+    assert "self.scale = GradMul()\n" in result.code and ".apply" not in result.code, result.code

@@ -134,3 +134,24 @@ for name, m in model.named_modules():
 """)
     np.testing.assert_array_equal(got["3.weight"], ref["3.weight"])
     assert not ref["3.weight"].any()
+
+
+def test_deprecated_aliases_without_underscore():
+    """``init.kaiming_normal(w)`` (research code of 2017-2019: CBAM's ResNet): torch's deprecated aliases of the
+    in-place initialisers, converted as those (they had no mapping: a marker, and the model did not build)."""
+    _, ref, got = run("""
+nn.init.kaiming_normal(model[0].weight, mode='fan_out')
+nn.init.kaiming_uniform(model[3].weight)
+nn.init.xavier_uniform(model[4].weight, gain=2.0)
+nn.init.xavier_normal(model[5].weight)
+nn.init.normal(model[0].bias, mean=0.5, std=0.1)
+nn.init.uniform(model[3].bias, -0.3, 0.3)
+nn.init.constant(model[4].bias, 0.25)
+""")
+    for k in ("0.weight", "3.weight"):
+        stats_match(ref[k], got[k])
+    assert 0.45 < got["0.bias"].mean() < 0.55 and 0.06 < got["0.bias"].std() < 0.14  # N(0.5, 0.1), 64 draws
+    stats_match(ref["4.weight"], got["4.weight"], bound=True)
+    stats_match(ref["5.weight"], got["5.weight"].reshape(ref["5.weight"].shape))
+    assert got["3.bias"].min() >= -0.3 and got["3.bias"].max() <= 0.3
+    np.testing.assert_array_equal(got["4.bias"], ref["4.bias"])

@@ -9,7 +9,10 @@ def _msmigrate_alias(name):
 
 
 def _msmigrate_pair(value):
-    return (value, value) if isinstance(value, int) else tuple(value)
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)  # torch also takes a list, and a 1-element one for both axes (EfficientNet's stride=[1])
+    return value * 2 if len(value) == 1 else value
 
 
 def _msmigrate_bn_base_init(self, cls, num_features, eps, momentum, affine, track_running_stats):
@@ -86,8 +89,10 @@ class _MsmigrateConv2d(nn.Conv2d):
         else:
             ph, pw = _msmigrate_pair(padding)
             pad_mode, pad = "pad", (ph, ph, pw, pw)
-        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bias)
+        # sizes as tuples: torch also takes lists (EfficientNet's [k, k]), MindSpore's kernel refuses them
+        super().__init__(in_channels, out_channels, _msmigrate_pair(kernel_size), stride=_msmigrate_pair(stride),
+                         pad_mode=pad_mode, padding=pad, dilation=_msmigrate_pair(dilation), group=groups,
+                         has_bias=bool(bias))
         self.kernel_size, self.stride = _msmigrate_pair(kernel_size), _msmigrate_pair(stride)
         self.dilation = _msmigrate_pair(dilation)
         self.padding = padding if isinstance(padding, str) else _msmigrate_pair(padding)
@@ -109,7 +114,7 @@ class _MsmigrateConv1d(nn.Conv1d):
         one = lambda v: v if isinstance(v, int) else v[0]  # noqa: E731 - torch takes an int or a 1-tuple
         pad_mode, pad = (padding, 0) if isinstance(padding, str) else ("pad", one(padding))
         super().__init__(in_channels, out_channels, one(kernel_size), stride=one(stride), pad_mode=pad_mode,
-                         padding=pad, dilation=one(dilation), group=groups, has_bias=bias)
+                         padding=pad, dilation=one(dilation), group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride, self.dilation = (one(kernel_size),), (one(stride),), (one(dilation),)
         self.padding = padding if isinstance(padding, str) else (one(padding),)
         self.groups, self.padding_mode = groups, padding_mode
@@ -133,8 +138,8 @@ class _MsmigrateConv3d(nn.Conv3d):
         else:
             pd, ph, pw = triple(padding)
             pad_mode, pad = "pad", (pd, pd, ph, ph, pw, pw)
-        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pad,
-                         dilation=dilation, group=groups, has_bias=bias)
+        super().__init__(in_channels, out_channels, triple(kernel_size), stride=triple(stride), pad_mode=pad_mode,
+                         padding=pad, dilation=triple(dilation), group=groups, has_bias=bool(bias))
         self.kernel_size, self.stride, self.dilation = triple(kernel_size), triple(stride), triple(dilation)
         self.padding = padding if isinstance(padding, str) else triple(padding)
         self.groups, self.padding_mode = groups, padding_mode
@@ -184,7 +189,7 @@ class _MsmigrateLinear(nn.Dense):
     attribute names (in_features, out_features) over MindSpore's Dense."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__(in_features, out_features, has_bias=bias)
+        super().__init__(in_features, out_features, has_bias=bool(bias))
         self.in_features, self.out_features = in_features, out_features
 
 
