@@ -27,6 +27,7 @@ import numpy as np
 
 from . import metrics
 from .hooks import ROOT, MsRecorder, TorchRecorder, flatten
+from .kinks import FunctionalKinks
 from .report import ParityReport
 
 OPTIMIZERS = ("sgd", "adam")
@@ -241,9 +242,15 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     # and max-pool layer as MindSpore routed it (_KinkRouter), so torch's one run is the reference for both
     defer = backward and not no_params
     router = _KinkRouter(torch_model) if defer else None
+    # the same for kinks decided by functional calls and tensor methods (F.relu, x.clamp(min=0), torch.max(a, b))
+    fkinks = FunctionalKinks() if defer else None
     t0 = time.perf_counter()
     try:
-        out_t = torch_model(*xs_t)
+        if fkinks is not None:
+            with fkinks.torch_mode(rec.current):
+                out_t = torch_model(*xs_t)
+        else:
+            out_t = torch_model(*xs_t)
         rec.end_forward()
         if router is not None:
             router.end_forward()
@@ -342,9 +349,17 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     trainable = ms_model.trainable_params()
     ms_grads, loss_m = None, None
     t0 = time.perf_counter()
+    untap = fkinks.ms_tap(ms_rec.current) if fkinks is not None else None
     try:
         def fwd(*xs):
-            return _ms_loss(ms_loss, ms_model(*xs), target)
+            if fkinks is not None:
+                fkinks.recording_ms = True
+            try:
+                out = ms_model(*xs)
+            finally:
+                if fkinks is not None:
+                    fkinks.recording_ms = False
+            return _ms_loss(ms_loss, out, target)
 
         if backward and trainable:
             loss_m, ms_grads = ms.value_and_grad(fwd, None, trainable)(*xs_m)
@@ -364,6 +379,8 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
             ms_types.setdefault(where, (_path(where), type(_cell_at(ms_model, _path(where))).__name__))
     finally:
         ms_rec.remove()
+        if untap is not None:
+            untap()
         torch.set_num_threads(torch_threads)
     t_records.clear()
     report.timing["mindspore_s"] = time.perf_counter() - t0
@@ -373,12 +390,20 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         t0 = time.perf_counter()
         try:
             if report.error is None and loss_t.requires_grad:
+                fkinks.align()
                 loss_t.backward()
         except Exception as exc:  # noqa: BLE001 - the reference itself fails: an input problem
             raise ParityError(f"the torch model raised {type(exc).__name__} in backward: {_line(exc)}") from None
         finally:
             router.remove()
+            fkinks.begin_torch_run()  # torch's inputs of the recorded calls are let go; MindSpore's bits stay
         report.timing["torch_s"] += time.perf_counter() - t0
+        if fkinks.flipped["calls"]:
+            report.determinism.append(
+                f"torch's backward routed as MindSpore routed the kinks of functional calls and tensor methods "
+                f"(F.relu, clamp, max, abs...), at {fkinks.flipped['calls']} call(s): {fkinks.flipped['elements']} "
+                "element(s) the frameworks put on different sides of the kink (inputs closer than the forward "
+                "difference; either decision is a correct float32 evaluation, the reference takes MindSpore's)")
         if router.flipped["layers"]:
             report.determinism.append(
                 f"torch's backward routed as MindSpore routed its ReLU / max-pool kinks, at {router.flipped['layers']} "
@@ -434,7 +459,8 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         t0 = time.perf_counter()
         kinks = ({k: v[2] for k, v in straddles.items() if k not in refused},
                  {k: v for k, v in pool_routes.items() if k not in refused})
-        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs, kinks)
+        _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs, kinks,
+                        fkinks)
         report.timing["reference_s"] = time.perf_counter() - t0
     top_outputs.clear()
     pool_routes.clear()
@@ -1112,7 +1138,7 @@ def _rerecord(torch_model, xs_t, rec, keys) -> None:
 
 
 def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs=None,
-                    kinks=None) -> None:
+                    kinks=None, fkinks=None) -> None:
     """The float64 tier: run torch in float64 on the same inputs and weights, keeping only the stashed tensors."""
     import copy
 
@@ -1183,9 +1209,18 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     if wanted and needs_backward and kinks and (kinks[0] or kinks[1]):
         router = _KinkRouter(ref_model, {k: ("pool", w) for k, w in kinks[1].items()}, kinks[0])
     rec = TorchRecorder(ref_model, grads=needs_backward, want=want, sink=judge)
+    routed_f = fkinks if (fkinks is not None and wanted and needs_backward and fkinks.ms_units) else None
+    if routed_f is not None:
+        routed_f.begin_torch_run()
+        routed_f.flipped = {"elements": 0, "calls": 0}
     try:
         with torch.set_grad_enabled(needs_backward):
-            out = ref_model(*xs)
+            if routed_f is not None:
+                with routed_f.torch_mode(rec.current):
+                    out = ref_model(*xs)
+                routed_f.align()
+            else:
+                out = ref_model(*xs)
         rec.end_forward()
         if needs_backward:
             lt = _torch_loss(ref_loss, out, tgt)
@@ -1204,10 +1239,16 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
             skip.remove()
         if router is not None:
             router.remove()
+        if routed_f is not None:
+            routed_f.clear()
     if router is not None and router.flipped["layers"]:
         report.determinism.append(
             f"float64 reference routed as MindSpore routed its kinks, at {router.flipped['layers']} layer call(s): "
             f"{router.flipped['relu']} ReLU element(s), {router.flipped['pool']} max-pool window(s)")
+    if routed_f is not None and routed_f.flipped["calls"]:
+        report.determinism.append(
+            f"float64 reference routed as MindSpore routed the kinks of functional calls, at "
+            f"{routed_f.flipped['calls']} call(s): {routed_f.flipped['elements']} element(s)")
     if skip is not None and skip.skipped:
         report.determinism.append(
             f"float64 reference for {len(wanted)} parameter gradient(s) only: the {skip.skipped} layer call(s) that "
