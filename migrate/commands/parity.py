@@ -25,7 +25,8 @@ the root, so sibling imports work. Each side's imports are kept apart: the MindS
 receives the torch side's module of the same name (`networks`, `modules`) from sys.modules; the loss
 shares its own side's modules. Without --ms the MindSpore model is converted on the fly (msmigrate
 convert, into a temporary directory) with its whole package, or with the other .py files of its
-folder; likewise the loss without --ms-loss. Weights are the torch model's (or --weights FILE:
+folder, as one project (relative and star imports resolved as `msmigrate convert DIR` resolves them);
+likewise the loss without --ms-loss. Weights are the torch model's (or --weights FILE:
 .pt/.pth state_dict or .ckpt), copied to MindSpore by the weights converter; a torch tensor with no
 MindSpore parameter (a registered buffer the port holds as a constant, a dropped bias) is noted, not
 copied, and the forward shows whether it mattered. Both sides run in train mode with dropout
@@ -215,47 +216,54 @@ def _ms_side(ms_spec, torch_spec, kwargs, tmp, what, paths=()):
     return obj
 
 
-def _convert_one(src, dest, quiet=False):
-    from migrate import convert_source
-
-    try:
-        with open(src, encoding="utf-8") as fh:
-            source = fh.read()
-    except UnicodeDecodeError:
-        raise UsageError(f"{src}: not UTF-8 text") from None
-    result = convert_source(source, filename=src)
+def _checked(result, src, quiet=False):
+    """The converted text of one file, or UsageError when it cannot be converted; warnings for what is left."""
     if getattr(result, "errors", None):
         raise UsageError(f"{src}: cannot convert: {result.errors[0]}")
     for u in [] if quiet else getattr(result, "unsupported", []):
         print(f"{src}:{u.line}: warning: unsupported {u.api}: {u.reason}", file=sys.stderr)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "w", encoding="utf-8") as fh:
-        fh.write(result.code)
+    return result.code
 
 
 def _convert_siblings(folder, file, out_root):
-    """The file, and the other .py files of its folder (what its sibling imports can reach)."""
+    """The file, and the other .py files of its folder (what its sibling imports can reach), converted as one
+    project: a name the file takes from a sibling (``from parts import *``) is resolved there, as ``msmigrate
+    convert DIR`` resolves it."""
+    from pathlib import Path
+
+    from migrate.api import convert_file
+    from migrate.core.resolve import Project
+
     names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
     if len(names) > 200:  # a huge folder: the file alone
         names = [os.path.basename(file)]
+    project = Project(Path(folder))
     for n in names:
         src = os.path.join(folder, n)
-        if os.path.abspath(src) == os.path.abspath(file):
-            _convert_one(src, os.path.join(out_root, n))
-            continue
-        try:  # a sibling that cannot be converted only matters if the model imports it
-            _convert_one(src, os.path.join(out_root, n), quiet=True)
+        main = os.path.abspath(src) == os.path.abspath(file)
+        try:
+            result = convert_file(Path(src), src, project=project)
+            code = _checked(result, src, quiet=not main)
         except UsageError as exc:
+            if main:
+                raise
+            # a sibling that cannot be converted only matters if the model imports it
             print(f"msmigrate parity: warning: {exc} (skipped)", file=sys.stderr)
+            continue
+        os.makedirs(out_root, exist_ok=True)
+        with open(os.path.join(out_root, n), "w", encoding="utf-8") as fh:
+            fh.write(code)
 
 
 def _convert_tree(pkg, out):
-    for dirpath, dirnames, filenames in os.walk(pkg):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
-        for n in filenames:
-            if n.endswith(".py"):
-                src = os.path.join(dirpath, n)
-                _convert_one(src, os.path.join(out, os.path.relpath(src, pkg)))
+    """A package converted as ``msmigrate convert PKG -o OUT`` converts it: its modules resolved together
+    (relative and star imports: ``from .unet_parts import *`` keeps the sibling's names), its other files
+    copied."""
+    from migrate.api import convert_path
+
+    report = convert_path(pkg, out)
+    for result in report.files:
+        _checked(result, result.filename)
 
 
 def _parse_input(spec: str, np):
