@@ -29,6 +29,7 @@ def render_html(report) -> str:
         f"<div class='verdict {verdict[0]}'>{_e(verdict[1])}</div>",
         _settings(d),
         "<h2>Per-layer error over its noise floor (forward outputs and output gradients; above 1× diverges)</h2>",
+        _lines(fd.get("line")),
         _plot(d),
         _table_layers(d, fd.get("forward")),
         _table_grads(d),
@@ -38,6 +39,22 @@ def render_html(report) -> str:
         "</body></html>",
     ]
     return "\n".join(p for p in parts if p)
+
+
+def _lines(ln) -> str:
+    """The first divergent source line, both sides, in context."""
+    if not ln:
+        return ""
+
+    def block(ctx, mark):
+        return "".join(f"<div class='{'bad' if n == mark else 'muted'}'><code>{n:>5}  {_e(text)}</code></div>"
+                       for n, text in ctx)
+
+    return (f"<h2>First divergent line: variable <code>{_e(ln['variable'])}</code> in {_e(ln['function'])} "
+            f"(ratio {_n(ln.get('ratio'))}×)</h2><table class='kv'>"
+            f"<tr><td class='muted'>torch {_e(ln['torch'])}</td><td>{block(ln['torch_context'], ln['torch_line'])}</td></tr>"
+            f"<tr><td class='muted'>MindSpore {_e(ln['ms'])}</td><td>{block(ln['ms_context'], ln['ms_line'])}</td></tr>"
+            "</table>")
 
 
 def _e(x) -> str:

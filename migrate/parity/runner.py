@@ -56,7 +56,7 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
             optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-4, atol: float = 1e-5,
             grad_rtol: float = 1e-2, weights: dict | None = None, backward: bool = True, step_inputs=None,
             step_targets=None, reference: bool = True, k_torch: float = metrics.K_TORCH,
-            k_torch_grad: float = metrics.K_TORCH_GRAD, progress=None) -> ParityReport:
+            k_torch_grad: float = metrics.K_TORCH_GRAD, progress=None, lines: bool = True) -> ParityReport:
     """Compare ``torch_model`` with ``ms_model`` on ``inputs`` (an array or a list of arrays).
 
     ``loss`` / ``ms_loss`` are called as ``loss(output, target)`` (``loss(output)`` without a
@@ -66,7 +66,9 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     ``rtol`` / ``grad_rtol`` / ``atol`` set the float32 screen; tensors failing it are judged against a
     float64 run of the torch model (``reference=False``: the screen's verdict is final), with a floor of
     ``k_torch`` (gradients: ``k_torch_grad``) x torch's own float32 error plus eps x the magnitude of the summed
-    terms (metrics.py).
+    terms (metrics.py). When the forward diverges and ``lines`` is true, both forwards run once more under a
+    tracer and ``first_divergence["line"]`` names the first source line and variable where the values part
+    (lines.py).
     """
     import torch
 
@@ -106,6 +108,13 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
         metrics.SCRATCH.release()
         _close_ms_graph()
     tick(None)
+    if lines and report.error is None and any(not r["passed"] for r in report.layers):
+        # the forward parted: name the first source line and variable where the values part (lines.py)
+        from .lines import locate_lines
+
+        t0 = time.perf_counter()
+        report.first_divergence["line"] = locate_lines(torch_model, ms_model, inputs, rtol, atol)
+        report.timing["lines_s"] = time.perf_counter() - t0
     if steps and report.error is None:
         torch_model.load_state_dict(initial)
         torch_to_mindspore(initial, ms_model, strict=False)
