@@ -10,8 +10,12 @@ DESCRIPTION = """\
 Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every
 layer's output (forward), every parameter gradient and every layer's output/input gradient
 (backward), and optionally N optimizer steps (losses, parameters, BatchNorm running statistics).
-The first divergent layer is named; a table is printed, and --report DIR writes parity.json and a
-self-contained parity.html.
+The first divergent layer is named; when the forward diverges, both forwards run once more under a
+line tracer and the first source line and variable where the values part is named on both sides
+(torch file.py:LINE and MindSpore file.py:LINE). A table is printed, and --report DIR writes
+parity.json and a self-contained parity.html, and on a divergence repro.py + repro_inputs.npz: a
+standalone script (torch, MindSpore, numpy; no msmigrate) that compares what diverged first and exits
+1 when it reproduces.
 
   msmigrate parity model.py:UNet --args '{"channels": 3}' --input 2,3,64,64
   msmigrate parity model.py:UNet --ms ms_model.py:UNet --data batch.npz \\
@@ -109,7 +113,8 @@ def add_arguments(parser) -> None:
                         help="also run the MindSpore model under ms.jit and compare outputs and every parameter "
                              "gradient with PyNative (names gradients that vanish or differ once compiled)")
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
-    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html")
+    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html (and, on a "
+                        "divergence, DIR/repro.py with DIR/repro_inputs.npz)")
     parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
 
 
@@ -133,6 +138,8 @@ def run(args) -> int:
     if args.report:
         paths = report.write(args.report)
         print(f"report: {paths['json']}, {paths['html']}")
+        if getattr(report, "repro_path", None):
+            print(f"repro: {report.repro_path} (python {report.repro_path}: exit 1 when it reproduces)")
     return 0 if report.passed else 1
 
 
@@ -169,9 +176,34 @@ def _run(args, kwargs):
             report = compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss,
                              steps=args.steps, optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol,
                              grad_rtol=args.grad_rtol, weights=weights, step_inputs=batches, step_targets=targets,
-                             reference=not args.no_reference, progress=bar)
+                             reference=not args.no_reference, progress=bar, keep_start=bool(args.report))
         jit_report = _jit_parity(report, ms_model, inputs, args) if args.jit else None
+        if args.report and not report.passed and report.error is None:
+            report.repro_path = _repro(args, report, kwargs, inputs, tmp, paths)
     return report, jit_report
+
+
+def _repro(args, report, kwargs, inputs, tmp, paths):
+    """--report DIR on a divergence: DIR/repro.py + DIR/repro_inputs.npz (migrate/parity/repro.py). A port converted
+    now is copied to DIR/port/ (the temporary directory goes away)."""
+    import shutil
+
+    from migrate.parity.loading import locate, split_spec
+    from migrate.parity.repro import write_repro
+
+    target, name = split_spec(args.model)
+    root, dotted, _ = locate(target, paths)
+    if args.ms:
+        m_target, m_name = split_spec(args.ms)
+        m_root, m_dotted, _ = locate(m_target, paths)
+    else:
+        m_root, m_dotted, m_name = os.path.join(args.report, "port"), dotted, name
+        if os.path.isdir(m_root):
+            shutil.rmtree(m_root)
+        shutil.copytree(os.path.join(tmp, "model"), m_root, ignore=shutil.ignore_patterns("__pycache__"))
+    t_state, ms_state = getattr(report, "start", ({}, {}))
+    return write_repro(args.report, report, (root, dotted, name), (m_root, m_dotted, m_name), kwargs, inputs,
+                       t_state, ms_state)
 
 
 def _jit_parity(report, ms_model, inputs, args):

@@ -56,7 +56,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
             optimizer: str = "sgd", lr: float = 1e-3, rtol: float = 1e-4, atol: float = 1e-5,
             grad_rtol: float = 1e-2, weights: dict | None = None, backward: bool = True, step_inputs=None,
             step_targets=None, reference: bool = True, k_torch: float = metrics.K_TORCH,
-            k_torch_grad: float = metrics.K_TORCH_GRAD, progress=None, lines: bool = True) -> ParityReport:
+            k_torch_grad: float = metrics.K_TORCH_GRAD, progress=None, lines: bool = True,
+            keep_start: bool = False) -> ParityReport:
     """Compare ``torch_model`` with ``ms_model`` on ``inputs`` (an array or a list of arrays).
 
     ``loss`` / ``ms_loss`` are called as ``loss(output, target)`` (``loss(output)`` without a
@@ -68,7 +69,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     ``k_torch`` (gradients: ``k_torch_grad``) x torch's own float32 error plus eps x the magnitude of the summed
     terms (metrics.py). When the forward diverges and ``lines`` is true, both forwards run once more under a
     tracer and ``first_divergence["line"]`` names the first source line and variable where the values part
-    (lines.py).
+    (lines.py). ``keep_start``: the starting weights of both sides stay on the report (``report.start``: torch's
+    state_dict, MindSpore's parameter arrays) for a repro (repro.py).
     """
     import torch
 
@@ -95,6 +97,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
             torch_model.load_state_dict(weights)
         initial = _snapshot(torch_model)
         _copy_weights(initial, ms_model, report)
+        if keep_start:  # not a dataclass field: never serialised
+            report.start = (initial, {n: p.asnumpy().copy() for n, p in ms_model.parameters_and_names()})
     except (WeightsError, RuntimeError) as exc:
         raise ParityError(f"weights: {str(exc).strip().splitlines()[0]}") from None
     name_map = map_from_ms_net(ms_model)

@@ -114,3 +114,26 @@ def test_line_map_aligns_a_converted_file_with_lines_added_on_top():
     b = ["import mindspore", "from mindspore import ops", "", "def f(x):", "    y = ops.relu(x)", "    return y"]
     m = line_map(a, b)
     assert m[3] == 4 and m[4] == 5 and m[5] == 6
+
+
+def test_report_writes_a_standalone_repro_that_exits_1_while_the_slip_is_there(tmp_path):
+    t_file, m_file = _pair(tmp_path)
+    rep = tmp_path / "rep"
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    r = subprocess.run([sys.executable, "-m", "migrate.cli", "parity", f"{t_file}:Net", "--ms", f"{m_file}:Net",
+                        "--input", "2,3,16,16", "--report", str(rep), "--no-color"], cwd=tmp_path,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 1 and "repro:" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+    script = (rep / "repro.py").read_text()
+    assert "migrate" not in script.replace("msmigrate parity found", "") and (rep / "repro_inputs.npz").exists()
+    # run from elsewhere, isolated (-I: no PYTHONPATH, no user site; the script imports no msmigrate)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-I", str(rep / "repro.py")], cwd=tmp_path, capture_output=True, text=True,
+                         env=clean, timeout=600)
+    assert run.returncode == 1 and "REPRODUCED" in run.stdout and "dec.fuse_conv" in run.stdout, \
+        run.stdout[-2000:] + run.stderr[-2000:]
+    # the slip fixed in the port: the same repro no longer reproduces
+    m_file.write_text(m_file.read_text().replace("align_corners=True", "align_corners=False"))
+    run = subprocess.run([sys.executable, "-I", str(rep / "repro.py")], cwd=tmp_path, capture_output=True, text=True,
+                         env=clean, timeout=600)
+    assert run.returncode == 0 and "not reproduced" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
