@@ -201,6 +201,11 @@ def _repro(args, report, kwargs, inputs, tmp, paths):
         if os.path.isdir(m_root):
             shutil.rmtree(m_root)
         shutil.copytree(os.path.join(tmp, "model"), m_root, ignore=shutil.ignore_patterns("__pycache__"))
+        ln = report.first_divergence.get("line")
+        converted = os.path.realpath(os.path.join(tmp, "model"))
+        if ln and os.path.realpath(ln["ms_file"]).startswith(converted + os.sep):  # name the copy, not the temp
+            ln["ms_file"] = os.path.join(m_root, os.path.relpath(os.path.realpath(ln["ms_file"]), converted))
+            ln["ms"] = f"{ln['ms_file']}:{ln['ms_line']}"
     t_state, ms_state = getattr(report, "start", ({}, {}))
     return write_repro(args.report, report, (root, dotted, name), (m_root, m_dotted, m_name), kwargs, inputs,
                        t_state, ms_state)

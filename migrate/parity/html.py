@@ -54,7 +54,11 @@ def _lines(ln) -> str:
             f"(ratio {_n(ln.get('ratio'))}×)</h2><table class='kv'>"
             f"<tr><td class='muted'>torch {_e(ln['torch'])}</td><td>{block(ln['torch_context'], ln['torch_line'])}</td></tr>"
             f"<tr><td class='muted'>MindSpore {_e(ln['ms'])}</td><td>{block(ln['ms_context'], ln['ms_line'])}</td></tr>"
-            "</table>")
+            + "".join(f"<tr><td class='muted'>mapping</td><td><code>{_e(mp['torch'])} → {_e(mp['ms'] or '(forms)')}"
+                      f"</code>{' rule ' + _e(mp['rule']) if mp.get('rule') else ''} "
+                      f"<span class='muted'>{_e(mp.get('source') or '')}</span></td></tr>"
+                      for mp in ln.get("mappings") or [])
+            + "</table>")
 
 
 def _e(x) -> str:

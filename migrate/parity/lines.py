@@ -194,6 +194,66 @@ def _context(path, line, n=2) -> list:
     return [[i, lines[i - 1]] for i in range(lo, hi + 1)]
 
 
+def mappings_for(torch_file: str, line: int) -> list:
+    """The mapping-table entries behind the torch calls of the statement at ``line`` (what the converter maps them
+    with): [{torch, ms, rule, source, notes}]. Names resolve through the file's imports (``F`` ->
+    ``torch.nn.functional``); a method call (``x.clamp(...)``) is looked up by its name among the Tensor methods."""
+    import ast
+
+    from migrate.mapping.table import load_table
+
+    try:
+        tree = ast.parse("\n".join(_read(torch_file)))
+        table = load_table()
+    except Exception:  # noqa: BLE001 - an explanation only
+        return []
+    alias = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                alias[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                alias[a.asname or a.name] = f"{node.module}.{a.name}"
+    stmt = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                                                ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            if node.lineno <= line <= (node.end_lineno or node.lineno):
+                stmt = node
+                break
+    if stmt is None:
+        return []
+
+    def dotted(expr):
+        parts = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if isinstance(expr, ast.Name):
+            parts.append(expr.id)
+            return ".".join(reversed(parts))
+        return None
+
+    out, seen = [], set()
+    for node in ast.walk(stmt):
+        if not isinstance(node, ast.Call):
+            continue
+        name = dotted(node.func)
+        entry = None
+        if name:
+            head, _, rest = name.partition(".")
+            if head in alias:
+                entry = table.lookup(alias[head] + ("." + rest if rest else ""))
+        if entry is None and isinstance(node.func, ast.Attribute) and not (name and name.split(".")[0] in alias):
+            entry = table.methods.get(node.func.attr) if not (name or "").startswith("self.") else None
+        if entry is not None and entry.torch not in seen:
+            seen.add(entry.torch)
+            out.append({"torch": entry.torch, "ms": entry.ms, "rule": entry.rule, "source": entry.source,
+                        "notes": entry.notes})
+    return out
+
+
 def _display(path) -> str:
     try:
         rel = os.path.relpath(path)
@@ -260,5 +320,6 @@ def locate_lines(torch_model, ms_model, inputs, rtol, atol, t_files=None, m_file
                     "ms_code": _read(m_file)[m_line - 1].strip(), "ratio": ratio, "max_abs": row.get("max_abs"),
                     "note": row.get("note"), "torch_context": _context(file, line),
                     "ms_context": _context(m_file, m_line), "compared": compared,
-                    "torch_file": file, "ms_file": m_file, "torch_line": line, "ms_line": m_line}
+                    "torch_file": file, "ms_file": m_file, "torch_line": line, "ms_line": m_line,
+                    "mappings": mappings_for(file, line)}
     return None

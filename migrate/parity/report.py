@@ -28,7 +28,8 @@ parity.json schema (all numbers are floats; null where not computed):
                        step: int|null, step_detail: str|null,
                        line: null | {torch: "file.py:LINE", ms: "file.py:LINE", variable, function, call,
                                      torch_code, ms_code, ratio, max_abs, torch_context, ms_context: [[n, text]],
-                                     ...}: the first source line and variable where the forward values part
+                                     mappings: [{torch, ms, rule, source, notes}] (the mapping-table entries
+                                     behind the torch calls of that line), ...}: the first source line and variable where the forward values part
                                      (migrate/parity/lines.py; only when the forward diverged)}
     first_nonfinite   {torch: layer|null, ms: layer|null}   first layer whose output holds NaN/Inf
     error             str|null   an exception raised by the MindSpore side, with the layer running it
@@ -136,6 +137,10 @@ class ParityReport:
                          f"(ratio {_num(ln.get('ratio'))}x, max_abs {_num(ln.get('max_abs'))}){end}")
             lines.append(f"{red}   torch     {ln['torch']}: {ln['torch_code']}{end}")
             lines.append(f"{red}   MindSpore {ln['ms']}: {ln['ms_code']}{end}")
+            for mp in ln.get("mappings") or []:
+                lines.append(f"{dim}   mapping: {mp['torch']} -> {mp['ms'] or '(forms)'}"
+                             + (f", rule {mp['rule']}" if mp.get("rule") else "")
+                             + (f" ({mp['source']})" if mp.get("source") else "") + end)
         bad_grads = [g for g in self.grads if not g["passed"]]
         lines.append(f"backward: {len(self.grads)} parameter gradients, {len(bad_grads)} outside tolerance; "
                      f"{len(self.layer_grads)} layer gradients")

@@ -84,8 +84,11 @@ def test_a_functional_slip_is_named_at_its_line_on_both_sides(tmp_path):
     m_line = int(ln["ms"].rpartition(":")[2])
     assert m_file.read_text().splitlines()[m_line - 1].strip() == ln["ms_code"]
     assert ln["ratio"] > 100
+    # the mapping-table entry (and rule) the converter maps that call with
+    assert [(mp["torch"], mp["rule"]) for mp in ln["mappings"]] == [("torch.nn.functional.interpolate", "interpolate")]
     text = r.table(color=False)
     assert f"slipnet.py:{SLIP_LINE}: x = F.interpolate" in text and "align_corners=True" in text
+    assert "mapping: torch.nn.functional.interpolate -> mindspore.ops.interpolate, rule interpolate" in text
 
 
 def test_a_faithful_port_runs_no_line_level_pass(tmp_path):
