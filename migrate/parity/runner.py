@@ -404,15 +404,17 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
         t0 = time.perf_counter()
         try:
             if report.error is None and loss_t.requires_grad:
-                fkinks.align()
+                if fkinks is not None:
+                    fkinks.align()
                 loss_t.backward()
         except Exception as exc:  # noqa: BLE001 - the reference itself fails: an input problem
             raise ParityError(f"the torch model raised {type(exc).__name__} in backward: {_line(exc)}") from None
         finally:
             router.remove()
-            fkinks.begin_torch_run()  # torch's inputs of the recorded calls are let go; MindSpore's bits stay
+            if fkinks is not None:
+                fkinks.begin_torch_run()  # torch's inputs of the recorded calls are let go; MindSpore's bits stay
         report.timing["torch_s"] += time.perf_counter() - t0
-        if fkinks.flipped["calls"]:
+        if fkinks is not None and fkinks.flipped["calls"]:
             report.determinism.append(
                 f"torch's backward routed as MindSpore routed the kinks of functional calls and tensor methods "
                 f"(F.relu, clamp, max, abs...), at {fkinks.flipped['calls']} call(s): {fkinks.flipped['elements']} "
