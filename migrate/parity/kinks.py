@@ -364,7 +364,7 @@ def _torch_call(kinks, key, name, func, args, kwargs):
     routed = (not inplace and form != "other" and torch.is_grad_enabled()
               and any(t.requires_grad for t in xs))
     if not routed:
-        op.xs = None if form == "other" or inplace else op.xs
+        op.xs = None  # never corrected: nothing to hold
         return func(*args, **kwargs)
     views = []
     for slot, t in enumerate(xs):
