@@ -103,10 +103,11 @@ class FunctionalKinks:
         self.pairs = {}
 
     # ------------------------------------------------------------------ MindSpore
-    def ms_tap(self, current):
+    def ms_tap(self, current, methods=None):
         """Wrap MindSpore's kink primitives and tensor methods; ``current()`` -> (key, type) of the innermost cell.
-        Returns a callable that removes the wrappers."""
-        return _ms_tap(self, current)
+        ``methods``: the tensor methods to wrap (None: all; a wrapped C method costs every call of it, so the
+        runner wraps only those the port's source names). Returns a callable that removes the wrappers."""
+        return _ms_tap(self, current, methods)
 
 
 class _TorchUnit:
@@ -452,7 +453,29 @@ def _two(kind_one, kind_two, a, b):
     return [], None
 
 
-def _ms_tap(kinks, current):
+TENSOR_METHODS = ("clamp", "clip", "abs", "__abs__", "maximum", "minimum")
+
+
+def methods_named(paths) -> set:
+    """The kink tensor methods the sources at ``paths`` may call (``.clamp(``, ``abs(`` ...)."""
+    import re
+
+    found = set()
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            return set(TENSOR_METHODS)
+        for name in ("clamp", "clip", "abs", "maximum", "minimum"):
+            if re.search(rf"\.{name}\s*\(", text):
+                found.add(name)
+        if re.search(r"(?<![\w.])abs\s*\(", text):
+            found.add("__abs__")
+    return found
+
+
+def _ms_tap(kinks, current, methods=None):
     import mindspore as ms
     from mindspore.ops.auto_generate import gen_ops_prim as P
 
@@ -515,7 +538,7 @@ def _ms_tap(kinks, current):
             wrap(c, "__call__", cls)
     for attr, name in (("clamp", "clamp"), ("clip", "clamp"), ("abs", "Abs"), ("__abs__", "Abs"),
                        ("maximum", "Maximum"), ("minimum", "Minimum")):
-        if hasattr(ms.Tensor, attr):
+        if hasattr(ms.Tensor, attr) and (methods is None or attr in methods):
             wrap(ms.Tensor, attr, name, method=True)
 
     def remove():

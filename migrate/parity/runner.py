@@ -363,7 +363,12 @@ def _forward_backward(report, torch_model, ms_model, inputs, target, loss, ms_lo
     trainable = ms_model.trainable_params()
     ms_grads, loss_m = None, None
     t0 = time.perf_counter()
-    untap = fkinks.ms_tap(ms_rec.current) if fkinks is not None else None
+    untap = None
+    if fkinks is not None:
+        from .kinks import methods_named
+        from .lines import user_files
+
+        untap = fkinks.ms_tap(ms_rec.current, methods_named(user_files(ms_model, "ms")))
     try:
         def fwd(*xs):
             if fkinks is not None:
