@@ -11,6 +11,9 @@ HELP = "run torch and MindSpore side by side and name the first layer where they
 DESCRIPTION = """\
 Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every layer's
 output, every parameter gradient and optionally N optimizer steps; name the first layer where they part.
+When the forward diverges, the first source line and variable where the values part is named on
+both sides; --report DIR then also writes repro.py + repro_inputs.npz (no msmigrate import; exit 1
+when it reproduces).
 
   msmigrate parity nets/unet.py:UNet --args '{"n_classes": 1}' --input 2,3,64,64 --report parity/
 
@@ -54,7 +57,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jit", action="store_true",
                         help="also compare the MindSpore model under ms.jit with PyNative")
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
-    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html")
+    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html (and, on a "
+                        "divergence, DIR/repro.py with DIR/repro_inputs.npz)")
     parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
 
 
@@ -78,6 +82,8 @@ def run(args) -> int:
     if args.report:
         paths = report.write(args.report)
         print(f"report: {paths['json']}, {paths['html']}")
+        if getattr(report, "repro_path", None):
+            print(f"repro: {report.repro_path} (python {report.repro_path}: exit 1 when it reproduces)")
     return exitcodes.OK if report.passed else exitcodes.FAILED
 
 
@@ -114,9 +120,39 @@ def _run(args, kwargs):
             report = compare(torch_model, ms_model, inputs, target=target, loss=loss, ms_loss=ms_loss,
                              steps=args.steps, optimizer=args.optimizer, lr=args.lr, rtol=args.rtol, atol=args.atol,
                              grad_rtol=args.grad_rtol, weights=weights, step_inputs=batches, step_targets=targets,
-                             reference=not args.no_reference, progress=bar)
+                             reference=not args.no_reference, progress=bar, keep_start=bool(args.report))
         jit_report = _jit_parity(report, ms_model, inputs, args) if args.jit else None
+        if args.report and not report.passed and report.error is None:
+            report.repro_path = _repro(args, report, kwargs, inputs, tmp, paths)
     return report, jit_report
+
+
+def _repro(args, report, kwargs, inputs, tmp, paths):
+    """--report DIR on a divergence: DIR/repro.py + DIR/repro_inputs.npz (migrate/parity/repro.py). A port converted
+    now is copied to DIR/port/ (the temporary directory goes away)."""
+    import shutil
+
+    from migrate.parity.loading import locate, split_spec
+    from migrate.parity.repro import write_repro
+
+    target, name = split_spec(args.model)
+    root, dotted, _ = locate(target, paths)
+    if args.ms:
+        m_target, m_name = split_spec(args.ms)
+        m_root, m_dotted, _ = locate(m_target, paths)
+    else:
+        m_root, m_dotted, m_name = os.path.join(args.report, "port"), dotted, name
+        if os.path.isdir(m_root):
+            shutil.rmtree(m_root)
+        shutil.copytree(os.path.join(tmp, "model"), m_root, ignore=shutil.ignore_patterns("__pycache__"))
+        ln = report.first_divergence.get("line")
+        converted = os.path.realpath(os.path.join(tmp, "model"))
+        if ln and os.path.realpath(ln["ms_file"]).startswith(converted + os.sep):  # name the copy, not the temp
+            ln["ms_file"] = os.path.join(m_root, os.path.relpath(os.path.realpath(ln["ms_file"]), converted))
+            ln["ms"] = f"{ln['ms_file']}:{ln['ms_line']}"
+    t_state, ms_state = getattr(report, "start", ({}, {}))
+    return write_repro(args.report, report, (root, dotted, name), (m_root, m_dotted, m_name), kwargs, inputs,
+                       t_state, ms_state)
 
 
 def _jit_parity(report, ms_model, inputs, args):
@@ -186,47 +222,54 @@ def _not_converted_hint(spec: str) -> str:
     return f"; note: msmigrate convert could not convert {'; '.join(failed[:3])}" if failed else ""
 
 
-def _convert_one(src, dest, quiet=False):
-    from migrate import convert_source
-
-    try:
-        with open(src, encoding="utf-8") as fh:
-            source = fh.read()
-    except UnicodeDecodeError:
-        raise UsageError(f"{src}: not UTF-8 text") from None
-    result = convert_source(source, filename=src)
+def _checked(result, src, quiet=False):
+    """The converted text of one file, or UsageError when it cannot be converted; warnings for what is left."""
     if getattr(result, "errors", None):
         raise UsageError(f"{src}: cannot convert: {result.errors[0]}")
     for u in [] if quiet else getattr(result, "unsupported", []):
         print(f"{src}:{u.line}: warning: unsupported {u.api}: {u.reason}", file=sys.stderr)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "w", encoding="utf-8") as fh:
-        fh.write(result.code)
+    return result.code
 
 
 def _convert_siblings(folder, file, out_root):
-    """The file, and the other .py files of its folder (what its sibling imports can reach)."""
+    """The file, and the other .py files of its folder (what its sibling imports can reach), converted as one
+    project: a name the file takes from a sibling (``from parts import *``) is resolved there, as ``msmigrate
+    convert DIR`` resolves it."""
+    from pathlib import Path
+
+    from migrate.api import convert_file
+    from migrate.core.resolve import Project
+
     names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
     if len(names) > 200:  # a huge folder: the file alone
         names = [os.path.basename(file)]
+    project = Project(Path(folder))
     for n in names:
         src = os.path.join(folder, n)
-        if os.path.abspath(src) == os.path.abspath(file):
-            _convert_one(src, os.path.join(out_root, n))
-            continue
-        try:  # a sibling that cannot be converted only matters if the model imports it
-            _convert_one(src, os.path.join(out_root, n), quiet=True)
+        main = os.path.abspath(src) == os.path.abspath(file)
+        try:
+            result = convert_file(Path(src), src, project=project)
+            code = _checked(result, src, quiet=not main)
         except UsageError as exc:
+            if main:
+                raise
+            # a sibling that cannot be converted only matters if the model imports it
             print(f"msmigrate parity: warning: {exc} (skipped)", file=sys.stderr)
+            continue
+        os.makedirs(out_root, exist_ok=True)
+        with open(os.path.join(out_root, n), "w", encoding="utf-8") as fh:
+            fh.write(code)
 
 
 def _convert_tree(pkg, out):
-    for dirpath, dirnames, filenames in os.walk(pkg):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
-        for n in filenames:
-            if n.endswith(".py"):
-                src = os.path.join(dirpath, n)
-                _convert_one(src, os.path.join(out, os.path.relpath(src, pkg)))
+    """A package converted as ``msmigrate convert PKG -o OUT`` converts it: its modules resolved together
+    (relative and star imports: ``from .unet_parts import *`` keeps the sibling's names), its other files
+    copied."""
+    from migrate.api import convert_path
+
+    report = convert_path(pkg, out)
+    for result in report.files:
+        _checked(result, result.filename)
 
 
 def _parse_input(spec: str, np):

@@ -69,6 +69,7 @@ class TorchRecorder:
         self.shared: set = set()
         self.stack: list = []
         self.parent: dict = {}  # key -> the key of the call it ran inside (None for the root)
+        self.types: dict = {}  # key -> the module's class name
         self.handles: list = []
         self.keys = _Keys()
         self.grads = grads
@@ -87,6 +88,7 @@ class TorchRecorder:
             key = self.keys.next(path)
             self.parent[key] = self.stack[-1] if self.stack else None
             self.stack.append(key)
+            self.types[key] = type(module).__name__
             if self.want is not None and key in self.want.get("inputs", ()):
                 self.inputs[key] = [x.detach() for x in inputs if hasattr(x, "detach")]
             if not self.grads:
@@ -120,6 +122,10 @@ class TorchRecorder:
                 if self.grads and o.requires_grad and self._wants("grad", ("out", key, i)):
                     o.register_hook(self._grad_hook(self.out_grads, key, i, "out"))
         return hook
+
+    def current(self):
+        """(key, class name) of the innermost module running now, or (None, None) outside the model."""
+        return (self.stack[-1], self.types.get(self.stack[-1])) if self.stack else (None, None)
 
     def mutated(self) -> list:
         """Keys whose recorded outputs were changed in place after the layer returned."""
@@ -155,6 +161,7 @@ class MsRecorder:
         self.want_inputs = want_inputs  # want_inputs(key) -> bool: that cell's input arrays go to ``inputs``
         self.inputs: list | None = None  # the current cell's input arrays (only for wanted keys), for on_forward
         self.stack: list = []
+        self.types: dict = {}  # key -> the cell's class name
         self.keys = _Keys()
         self.bwd_calls: dict = defaultdict(int)
         self.wrapped: list = []
@@ -184,10 +191,15 @@ class MsRecorder:
             return hit[1]
         return fresh
 
+    def current(self):
+        """(key, class name) of the innermost cell running now, or (None, None) outside the network."""
+        return (self.stack[-1], self.types.get(self.stack[-1])) if self.stack else (None, None)
+
     def _wrap(self, cell, path, orig):
         def construct(*args, **kwargs):
             key = self.keys.next(path)
             self.stack.append(key)
+            self.types[key] = type(cell).__name__
             inputs = None
             if self.want_inputs is not None and self.want_inputs(key):
                 inputs = []  # usually the previous cell's output, already copied: reused

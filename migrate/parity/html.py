@@ -33,6 +33,7 @@ def render_html(report) -> str:
         "<h1>msmigrate parity: torch vs MindSpore</h1>",
         f"<div class='verdict {verdict[0]}'>{_e(verdict[1])}</div>",
         _settings(d),
+        _scroll(_lines(fd.get("line"))),
         "<h2>Per-layer error over its noise floor (forward outputs and output gradients; above 1× diverges)</h2>",
         _scroll(_plot(d)),
         _scroll(_table_layers(d, fd.get("forward"))),
@@ -56,6 +57,26 @@ def _scroll(part: str) -> str:
 def _name(name: str) -> str:
     """A layer or parameter name that wraps at its dots and underscores (never mid-word) in a narrow column."""
     return _e(name).replace(".", ".<wbr>").replace("_", "_<wbr>")
+
+
+def _lines(ln) -> str:
+    """The first divergent source line, both sides, in context."""
+    if not ln:
+        return ""
+
+    def block(ctx, mark):
+        return "".join(f"<div class='{'bad' if n == mark else 'muted'}'><code>{n:>5}  {_e(text)}</code></div>"
+                       for n, text in ctx)
+
+    return (f"<h2>First divergent line: variable <code>{_e(ln['variable'])}</code> in {_e(ln['function'])} "
+            f"(ratio {_n(ln.get('ratio'))}×)</h2><table class='kv'>"
+            f"<tr><td class='muted'>torch {_e(ln['torch'])}</td><td>{block(ln['torch_context'], ln['torch_line'])}</td></tr>"
+            f"<tr><td class='muted'>MindSpore {_e(ln['ms'])}</td><td>{block(ln['ms_context'], ln['ms_line'])}</td></tr>"
+            + "".join(f"<tr><td class='muted'>mapping</td><td><code>{_e(mp['torch'])} → {_e(mp['ms'] or '(forms)')}"
+                      f"</code>{' rule ' + _e(mp['rule']) if mp.get('rule') else ''} "
+                      f"<span class='muted'>{_e(mp.get('source') or '')}</span></td></tr>"
+                      for mp in ln.get("mappings") or [])
+            + "</table>")
 
 
 def _e(x) -> str:

@@ -25,7 +25,12 @@ parity.json schema (all numbers are floats; null where not computed):
     final_params      [{name, ms_name, shape, max_abs, ..., passed}]   after the last step
     unmatched         {torch: [path], ms: [path]}   layers present on one side only (not failures)
     first_divergence  {forward: layer|null, backward: layer|null, backward_param: name|null,
-                       step: int|null, step_detail: str|null}
+                       step: int|null, step_detail: str|null,
+                       line: null | {torch: "file.py:LINE", ms: "file.py:LINE", variable, function, call,
+                                     torch_code, ms_code, ratio, max_abs, torch_context, ms_context: [[n, text]],
+                                     mappings: [{torch, ms, rule, source, notes}] (the mapping-table entries
+                                     behind the torch calls of that line), ...}: the first source line and variable where the forward values part
+                                     (migrate/parity/lines.py; only when the forward diverged)}
     first_nonfinite   {torch: layer|null, ms: layer|null}   first layer whose output holds NaN/Inf
     error             str|null   an exception raised by the MindSpore side, with the layer running it
     weights           {torch_only: [name], ms_only: [name]}   tensors with no counterpart (not copied)
@@ -56,7 +61,7 @@ class ParityReport:
     final_params: list = field(default_factory=list)
     unmatched: dict = field(default_factory=lambda: {"torch": [], "ms": []})
     first_divergence: dict = field(default_factory=lambda: {
-        "forward": None, "backward": None, "backward_param": None, "step": None, "step_detail": None})
+        "forward": None, "backward": None, "backward_param": None, "step": None, "step_detail": None, "line": None})
     first_nonfinite: dict = field(default_factory=lambda: {"torch": None, "ms": None})
     error: str | None = None
     passed: bool = False
@@ -92,7 +97,9 @@ class ParityReport:
         if self.error:
             parts.append(f"MindSpore raised: {self.error}")
         if fd["forward"]:
-            parts.append(f"forward diverges first at {fd['forward']}")
+            ln = fd.get("line")
+            parts.append(f"forward diverges first at {fd['forward']}"
+                         + (f" (first line: {ln['torch']} / {ln['ms']}, variable {ln['variable']})" if ln else ""))
         if fd["backward"] or fd["backward_param"]:
             parts.append(f"backward diverges first at {fd['backward'] or fd['backward_param']}")
         if fd["step"]:
@@ -124,6 +131,16 @@ class ParityReport:
             if r.get("note"):
                 line += f"  {r['note']}"
             lines.append(f"{bold}{red}{line}{end}" if first else (f"{red}{line}{end}" if not r["passed"] else line))
+        ln = fd.get("line")
+        if ln:
+            lines.append(f"{bold}{red}>> first divergent line: variable {ln['variable']} in {ln['function']} "
+                         f"(ratio {_num(ln.get('ratio'))}x, max_abs {_num(ln.get('max_abs'))}){end}")
+            lines.append(f"{red}   torch     {ln['torch']}: {ln['torch_code']}{end}")
+            lines.append(f"{red}   MindSpore {ln['ms']}: {ln['ms_code']}{end}")
+            for mp in ln.get("mappings") or []:
+                lines.append(f"{dim}   mapping: {mp['torch']} -> {mp['ms'] or '(forms)'}"
+                             + (f", rule {mp['rule']}" if mp.get("rule") else "")
+                             + (f" ({mp['source']})" if mp.get("source") else "") + end)
         bad_grads = [g for g in self.grads if not g["passed"]]
         lines.append(f"backward: {len(self.grads)} parameter gradients, {len(bad_grads)} outside tolerance; "
                      f"{len(self.layer_grads)} layer gradients")

@@ -119,3 +119,52 @@ def test_help_states_that_each_sides_imports_are_kept_apart(capsys):
     text = " ".join((Path(__file__).parents[2] / "docs" / "parity.md").read_text().split())
     assert "each side's imports are kept apart" in text
     assert "The parameter gradients decide" in text
+
+
+STAR_PARTS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class DoubleConv(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.conv(x)))
+'''
+STAR_MODEL = '''
+from {dot}unet_parts import *
+
+
+class UNet(nn.Module):
+    def __init__(self, c=4):
+        super().__init__()
+        self.inc = DoubleConv(3, c)
+        self.outc = nn.Conv2d(2 * c, 1, 1)
+
+    def forward(self, x):
+        x1 = self.inc(x)
+        return self.outc(torch.cat([x1, F.relu(x1)], dim=1))
+'''
+
+
+@pytest.mark.parametrize("package", [True, False], ids=["package, relative star import", "folder, star import"])
+def test_cli_parity_converts_star_imports_as_convert_dir_does(tmp_path, package):
+    """``from .unet_parts import *`` (milesial's Pytorch-UNet): nn, F, torch and DoubleConv come from the sibling.
+    Converted file by file, the model's `nn.Module` stayed torch's and importing the port raised; converted as a
+    project (as `msmigrate convert DIR` does) the names resolve and parity holds."""
+    d = tmp_path / "unet"
+    d.mkdir()
+    if package:
+        (d / "__init__.py").write_text("")
+    (d / "unet_parts.py").write_text(STAR_PARTS)
+    (d / "unet_model.py").write_text(STAR_MODEL.format(dot="." if package else ""))
+    r = subprocess.run([sys.executable, "-m", "migrate.cli", "parity", f"{d}/unet_model.py:UNet", "--input",
+                        "2,3,8,8", "--no-color"], cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "PARITY HOLDS" in r.stdout

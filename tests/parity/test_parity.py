@@ -44,7 +44,7 @@ def test_faithful_cnn_passes_forward_backward_and_steps():
     assert all(s["passed"] for s in r.steps)
     assert any("dropout, drop-path" in n and "disabled" in n for n in r.determinism)
     assert r.first_divergence == {"forward": None, "backward": None, "backward_param": None, "step": None,
-                                  "step_detail": None}
+                                  "step_detail": None, "line": None}
 
 
 def test_bprop_scaling_gradient_fails_backward_only_upstream():

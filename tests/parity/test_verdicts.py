@@ -45,6 +45,10 @@ MUST_PASS = {
     "conv bias before BatchNorm": (nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32), {}),
     "conv bias before BatchNorm, 3 Adam steps": (nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32),
                                                  {"steps": 3, "optimizer": "adam", "lr": 1e-2}),
+    # the biases' gradients are float noise; lr x that noise failed the step check's fixed tolerance (up to 800x):
+    # now judged on the gradients' float64 noise floors, as the backward is
+    "conv bias before BatchNorm, 2 SGD steps at lr 0.1": (nets.TBiasBN, nets.MBiasBN, (2, 3, 32, 32),
+                                                         {"steps": 2, "optimizer": "sgd", "lr": 0.1}),
     "BatchNorm CNN, 3 SGD steps": (TorchCNN, MsCNN, (2, 3, 16, 16), {"steps": 3, "optimizer": "sgd", "lr": 0.05}),
     "BatchNorm CNN, 3 Adam steps": (TorchCNN, MsCNN, (2, 3, 16, 16), {"steps": 3, "optimizer": "adam", "lr": 1e-2}),
     "tuple outputs used inside forward": (nets.TDeepSup, nets.MDeepSup, (2, 3, 24, 24), {}),
