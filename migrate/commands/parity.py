@@ -10,10 +10,8 @@ from .. import exitcodes
 HELP = "run torch and MindSpore side by side and name the first layer where they part"
 DESCRIPTION = """\
 Run a torch model and its MindSpore port eagerly on identical inputs and weights; compare every layer's
-output, every parameter gradient and optionally N optimizer steps; name the first layer where they part.
-When the forward diverges, the first source line and variable where the values part is named on
-both sides; --report DIR then also writes repro.py + repro_inputs.npz (no msmigrate import; exit 1
-when it reproduces).
+output, every parameter gradient and optionally N optimizer steps; name the first layer, and when the
+forward parts the first source line and variable on both sides, where they part.
 
   msmigrate parity nets/unet.py:UNet --args '{"n_classes": 1}' --input 2,3,64,64 --report parity/
 
@@ -23,9 +21,8 @@ on the fly (with its package). Weights are the torch model's (or --weights), cop
 converter. Both sides run in train mode, dropout / drop-path disabled; the loss is --loss or the sum of
 the outputs. Inputs: --input SHAPE[:DTYPE] (repeatable) or --data FILE.npz (input, target).
 
-Each tensor is judged against a noise floor: a float32 screen (|torch - ms| <= atol + rtol x max|torch|),
-then, for what fails it, a float64 run of the torch model (floor = K x torch's own float32 error);
-error / floor <= 1 passes, a real slip reads 30x to 1e6x. How and why: docs/parity.md.
+Each tensor is judged against a noise floor (a float32 screen, then torch's own float32 error against a
+float64 run): error / floor <= 1 passes, a real slip reads 30x to 1e6x. How and why: docs/parity.md.
 
 WARNING: this command IMPORTS AND RUNS the Python files you name. Only run it on code you trust.
 """ + exitcodes.help_line("a divergence (or the MindSpore side raised, or --jit differs)")
@@ -55,10 +52,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-reference", action="store_true",
                         help="the float32 screen's verdict is final")
     parser.add_argument("--jit", action="store_true",
-                        help="also compare the MindSpore model under ms.jit with PyNative")
+                        help="also compare ms.jit with PyNative")
     parser.add_argument("--seed", type=int, default=0, help="seed for random inputs and torch init (default 0)")
-    parser.add_argument("--report", metavar="DIR", help="write DIR/parity.json and DIR/parity.html (and, on a "
-                        "divergence, DIR/repro.py with DIR/repro_inputs.npz)")
+    parser.add_argument("--report", metavar="DIR", help="write parity.json, parity.html (and repro.py on a "
+                        "divergence) into DIR")
     parser.add_argument("--no-color", action="store_true", help="plain table even on a terminal")
 
 

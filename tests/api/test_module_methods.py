@@ -110,3 +110,37 @@ CASES = CASES + RECURSE  # a new list: test_module_methods keeps its own cases
 @pytest.mark.parametrize("case", RECURSE, ids=lambda c: c.id)
 def test_own_parameters(case):
     run_case(case)
+
+
+# what a script observes of buffers and frozen parameters (the naming layer of docs/training_parameters.md):
+# torch's names and order; num_batches_tracked has no MindSpore counterpart and is left out on the torch side
+BUFFERED = HEADER + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(4)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(self.bn(x))
+
+
+m = Net()
+"""
+OBSERVED = [
+    Case("Module.named_buffers", BUFFERED + "# @run\nout = [n for n, _ in m.named_buffers() if 'num_batches' not in n]\n",
+         id="named_buffers: names and order"),
+    Case("Module.named_buffers", BUFFERED + "# @run\nout = [n for n, _ in m.named_buffers('net') if 'num_batches' not in n]\n",
+         id="named_buffers(prefix)"),
+    Case("Module.buffers", BUFFERED + "# @run\nout = [b.sum() for b in m.buffers() if b.dim() > 0]\n",
+         id="buffers: values"),
+    Case(("Module.requires_grad_", "Module.named_parameters"),
+         BUFFERED + "# @run\nm.requires_grad_(False)\nm.fc.requires_grad_(True)\n"
+         "out = [n for n, p in m.named_parameters() if p.requires_grad]\n", id="requires_grad_ on modules"),
+]
+CASES = CASES + OBSERVED
+
+
+@pytest.mark.parametrize("case", OBSERVED, ids=lambda c: c.id)
+def test_observed_buffers_and_frozen_parameters(case):
+    run_case(case)
