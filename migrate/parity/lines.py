@@ -225,15 +225,7 @@ def mappings_for(torch_file: str, line: int) -> list:
     if stmt is None:
         return []
 
-    def dotted(expr):
-        parts = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if isinstance(expr, ast.Name):
-            parts.append(expr.id)
-            return ".".join(reversed(parts))
-        return None
+    from migrate.core.resolve import _ast_dotted as dotted
 
     out, seen = [], set()
     for node in ast.walk(stmt):
