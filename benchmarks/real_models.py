@@ -981,15 +981,23 @@ def select_research(only: list | None) -> list:
     return [c for c in RESEARCH if not only or any(o in c.id for o in only)]
 
 
-def main_research(a) -> int:
-    cases = select_research(a.only)
-    if a.list:
+def _list_or_none(cases: list, listing: bool, what: str) -> int | None:
+    """--list prints the selected ids (exit 0); an --only that selects nothing is a usage error (2); else None."""
+    if listing:
         for c in cases:
             print(c.id)
         return 0
     if not cases:
-        print("no research model matches --only", file=sys.stderr)
+        print(f"no {what} matches --only", file=sys.stderr)
         return 2
+    return None
+
+
+def main_research(a) -> int:
+    cases = select_research(a.only)
+    done = _list_or_none(cases, a.list, "research model")
+    if done is not None:
+        return done
     t0 = time.perf_counter()
     try:
         research_deps(a.corpus, log=lambda s: print(s, file=sys.stderr))
@@ -1108,13 +1116,9 @@ def main(argv=None) -> int:
     if a.research:
         return main_research(a)
     cases = select(a.only)
-    if a.list:
-        for c in cases:
-            print(c.id)
-        return 0
-    if not cases:
-        print("no model matches --only", file=sys.stderr)
-        return 2
+    done = _list_or_none(cases, a.list, "model")
+    if done is not None:
+        return done
     t0 = time.perf_counter()
     needed = [p for p in PACKAGES if p == "torchvision" or any(c.module.split(".")[0] == p for c in cases)]
     if "segmentation_models_pytorch" in needed:
