@@ -67,7 +67,8 @@ class Case:
     # research repositories (RESEARCH): the checkout, the model built by an expression, several inputs
     repo: str = ""               # a key of REPOS
     entry: str = ""              # a Python expression over ``M`` (the imported module): "M.UNet(3, 1)"
-    inputs: list = field(default_factory=list)  # [shape, ...] when the model takes several float inputs
+    inputs: list = field(default_factory=list)  # [spec, ...] when the model takes several inputs (_make_input)
+    call_kwargs: dict = field(default_factory=dict)  # {name: spec}: keyword arguments of the forward call
 
 
 def _tv(name, input=(2, 3, 64, 64), **kw):
@@ -145,6 +146,12 @@ class Repo:
     folders: list                # converted, relative to the checkout (a folder or a .py file)
     root: str = ""               # the sys.path root, relative to the checkout
     crack: bool = False          # a crack / defect model (the mission's case)
+    # modules the repository imports at load time that are not installed here and that no model runs (cv2 for data
+    # loaders, loguru, imgaug): stubbed alike on both sides (_StubFinder), never installed into the environment
+    shims: tuple = ()
+    # files a repository reads from $HOME at import ({path under HOME: path in the checkout}): HOME then points at
+    # CORPUS/research/home/KEY holding copies of them
+    home: dict = field(default_factory=dict)
 
 
 REPOS = {r.key: r for r in [
@@ -169,13 +176,50 @@ REPOS = {r.key: r for r in [
     Repo("restormer", "swz30/Restormer", "df766d5521", ["basicsr/models/archs/restormer_arch.py"],
          root="basicsr/models/archs"),
     Repo("srgan", "Lornatang/SRGAN-PyTorch", "8842030eb4", ["model.py"]),
+    # GANs, language models, detectors (added)
+    Repo("adain", "naoto0804/pytorch-AdaIN", "47950d0e66", ["net.py", "function.py"]),
+    Repo("stylegan", "rosinality/style-based-gan-pytorch", "07fa60be77", ["model.py"]),
+    Repo("transformer", "jadore801120/attention-is-all-you-need-pytorch", "132907dd27", ["transformer"]),
+    Repo("bert", "codertimo/BERT-pytorch", "d10dc4f9d5", ["bert_pytorch/model"]),
+    Repo("mamba", "johnma2006/mamba-minimal", "03de542a36", ["model.py"]),
+    Repo("palm", "lucidrains/PaLM-pytorch", "7164d13d5a", ["palm_pytorch/palm_pytorch.py"]),
+    Repo("yolov3", "eriklindernoren/PyTorch-YOLOv3", "1d621c8489", ["pytorchyolo/models.py"],
+         shims=("imgaug", "terminaltables", "matplotlib")),
+    Repo("yolov4", "Tianxiaomo/pytorch-YOLOv4", "a65d219f90", ["models.py", "tool"]),
+    Repo("ssd", "amdegroot/ssd.pytorch", "5b0b77faa9", ["ssd.py", "layers"], shims=("cv2",),
+         home={"data/coco/coco_labels.txt": "data/coco_labels.txt"}),
+    Repo("retinaface", "biubug6/Pytorch_Retinaface", "b984b4b775", ["models"], shims=("cv2",)),
+    Repo("yolox", "Megvii-BaseDetection/YOLOX", "6ddff48243", ["yolox/models"], shims=("loguru", "cv2")),
 ]}
 
 
-def _rc(repo, name, module, entry, input=(1, 3, 256, 256), inputs=()):
+def _rc(repo, name, module, entry, input=(1, 3, 256, 256), inputs=(), kwargs=None):
     return Case(f"research/{repo}/{name}", module, "", input=tuple(input), repo=repo, entry=entry,
-                inputs=[list(i) for i in inputs])
+                inputs=[list(i) if isinstance(i, tuple) else i for i in inputs], call_kwargs=dict(kwargs or {}))
 
+
+def ids(shape, high, low=0):
+    """An input spec: an int64 tensor of token ids in [low, high)."""
+    return {"ints": list(shape), "low": low, "high": high}
+
+
+def tensors(*shapes):
+    """An input spec: a Python list of float tensors."""
+    return {"list": [list(s) for s in shapes]}
+
+
+def value(v):
+    """An input spec: a plain Python value passed as it is (a step count, a flag)."""
+    return {"value": v}
+
+
+def const(nested):
+    """An input spec: a float32 tensor of these numbers (detection targets: class and box per object)."""
+    return {"const": nested}
+
+
+# YOLOX computes its losses in train mode (parity's mode) and needs labels: (class, cx, cy, w, h) per object, pixels
+YOLOX_TARGETS = const([[[1, 100, 120, 60, 80], [5, 200, 150, 90, 120]]])
 
 RESEARCH = [
     _rc("segdecnetpp", "SegDecNetPlusPlus", "models",
@@ -205,7 +249,7 @@ RESEARCH = [
     _rc("mts-crack", "ErisBlock", "eris_network", "M.ErisBlock()", (1, 1, 256, 256)),
     _rc("mts-crack", "Decoder", "decoder_networks", "M.Decoder(in_channels=256)", (1, 256, 64, 64)),
     _rc("starkan", "StarKAN", "model", "M.StarKAN(n_classes=1)", (1, 3, 320, 320)),
-    # the rest of research_repos.md, as time allowed (token-id inputs not yet: float inputs only)
+    # the rest of research_repos.md, as time allowed
     _rc("segformer-pytorch", "Segformer", "segformer_pytorch",
         "M.Segformer(dims=(32, 64, 160, 256), heads=(1, 2, 5, 8), ff_expansion=(8, 8, 4, 4), "
         "reduction_ratio=(8, 4, 2, 1), num_layers=2, decoder_dim=256, num_classes=4)"),
@@ -235,6 +279,46 @@ RESEARCH = [
         (1, 3, 24, 24)),
     _rc("srgan", "discriminator_for_vgg", "model",
         "M.discriminator_for_vgg(in_channels=3, out_channels=1, channels=64)", (1, 3, 96, 96)),
+    # GANs, language models, detectors (added)
+    _rc("adain", "Net", "net", "M.Net(M.vgg, M.decoder)", inputs=[(1, 3, 128, 128), (1, 3, 128, 128)]),
+    _rc("adain", "decoder", "net", "M.decoder", (1, 512, 16, 16)),
+    _rc("stylegan", "StyledGenerator", "model", "M.StyledGenerator(code_dim=512, n_mlp=8)",
+        inputs=[(1, 512)], kwargs={"noise": tensors((1, 1, 4, 4), (1, 1, 8, 8), (1, 1, 16, 16)),
+                                   "step": value(2), "alpha": value(1.0)}),
+    _rc("stylegan", "Discriminator", "model", "M.Discriminator(from_rgb_activate=True)", (1, 3, 16, 16),
+        kwargs={"step": value(2), "alpha": value(1.0)}),
+    _rc("transformer", "Transformer", "transformer.Models",
+        "M.Transformer(n_src_vocab=100, n_trg_vocab=100, src_pad_idx=0, trg_pad_idx=0, d_word_vec=64, d_model=64, "
+        "d_inner=128, n_layers=2, n_head=4, d_k=16, d_v=16, dropout=0.1, n_position=200, "
+        "trg_emb_prj_weight_sharing=True, emb_src_trg_weight_sharing=True, scale_emb_or_prj='prj')",
+        inputs=[ids((2, 16), 100, low=1), ids((2, 12), 100, low=1)]),
+    _rc("bert", "BERT", "bert_pytorch.model", "M.BERT(vocab_size=100, hidden=64, n_layers=2, attn_heads=4, dropout=0.1)",
+        inputs=[ids((2, 16), 100, low=1), ids((2, 16), 3, low=1)]),
+    _rc("bert", "BERTLM", "bert_pytorch.model",
+        "M.BERTLM(M.BERT(vocab_size=100, hidden=64, n_layers=2, attn_heads=4, dropout=0.1), vocab_size=100)",
+        inputs=[ids((2, 16), 100, low=1), ids((2, 16), 3, low=1)]),
+    _rc("mamba", "Mamba", "model", "M.Mamba(M.ModelArgs(d_model=64, n_layer=2, vocab_size=100))",
+        inputs=[ids((1, 32), 100)]),
+    _rc("palm", "PaLM", "palm_pytorch", "M.PaLM(num_tokens=256, dim=64, depth=2, dim_head=16, heads=4)",
+        inputs=[ids((1, 64), 256)]),
+    _rc("yolov3", "Darknet-yolov3-tiny", "pytorchyolo.models", "M.Darknet('config/yolov3-tiny.cfg')",
+        (1, 3, 416, 416)),
+    _rc("yolov3", "Darknet-yolov3", "pytorchyolo.models", "M.Darknet('config/yolov3.cfg')", (1, 3, 160, 160)),
+    _rc("yolov4", "Yolov4", "models", "M.Yolov4(yolov4conv137weight=None, n_classes=80, inference=False)",
+        (1, 3, 128, 128)),
+    _rc("yolov4", "Darknet-yolov4-tiny", "tool.darknet2pytorch",
+        "M.Darknet('cfg/yolov4-tiny.cfg', inference=True)", (1, 3, 416, 416)),
+    _rc("ssd", "SSD300-train", "ssd", "M.build_ssd('train', size=300, num_classes=21)", (1, 3, 300, 300)),
+    _rc("retinaface", "RetinaFace-mnet", "models.retinaface",
+        "M.RetinaFace(cfg=dict(I('data').cfg_mnet, pretrain=False), phase='test')", (1, 3, 640, 640)),
+    _rc("retinaface", "RetinaFace-re50", "models.retinaface",
+        "M.RetinaFace(cfg=dict(I('data').cfg_re50, pretrain=False), phase='train')", (1, 3, 320, 320)),
+    _rc("yolox", "YOLOX-nano", "yolox.models",
+        "M.YOLOX(M.YOLOPAFPN(0.33, 0.25, in_channels=[256, 512, 1024], depthwise=True), "
+        "M.YOLOXHead(80, 0.25, in_channels=[256, 512, 1024], depthwise=True))", inputs=[(1, 3, 416, 416)],
+        kwargs={"targets": YOLOX_TARGETS}),
+    _rc("yolox", "yolox_s", "yolox.models.build", "M.yolox_s(pretrained=False)", inputs=[(1, 3, 320, 320)],
+        kwargs={"targets": YOLOX_TARGETS}),
 ]
 
 
@@ -468,12 +552,92 @@ def _purge_research(corpus: str):
         del sys.modules[name]
 
 
+class _Anything:
+    """What a stubbed module hands out: any attribute, call, iteration or base class works and does nothing."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Anything(f"{self._name}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        return _Anything(f"{self._name}()")
+
+    def __iter__(self):
+        return iter(())
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+    def __repr__(self):
+        return f"<stub {self._name}>"
+
+
+class _StubFinder:
+    """A sys.meta_path finder answering the named top-level modules (and their submodules) with stubs (Repo.shims)."""
+
+    def __init__(self, names):
+        self.names = set(names)
+
+    def find_spec(self, fullname, path, target=None):
+        import importlib.util
+
+        if fullname.split(".")[0] in self.names:
+            return importlib.util.spec_from_loader(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        import types
+
+        class _StubModule(types.ModuleType):
+            def __getattr__(self, name):
+                if name.startswith("__"):
+                    raise AttributeError(name)
+                return _Anything(f"{self.__name__}.{name}")
+
+        mod = _StubModule(spec.name)
+        mod.__path__ = []
+        mod.__msmigrate_stub__ = True
+        return mod
+
+    def exec_module(self, module):
+        pass
+
+
+def _install_shims(names) -> None:
+    """Only ``names`` stubbed from now on: the stubs of an earlier case are forgotten."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _StubFinder)]
+    for name, mod in list(sys.modules.items()):
+        if getattr(mod, "__msmigrate_stub__", False):
+            del sys.modules[name]
+    if names:
+        sys.meta_path.insert(0, _StubFinder(names))
+
+
+def _home(corpus: str, repo: Repo) -> str | None:
+    """A HOME holding copies of the checkout's files the repository reads from $HOME (Repo.home), or None."""
+    if not repo.home:
+        return None
+    home = os.path.join(os.path.abspath(corpus), "research", "home", repo.key)
+    for dest, src in repo.home.items():
+        target = os.path.join(home, dest)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(os.path.join(corpus, "research", "src", repo.key, src), target)
+    return home
+
+
 def _build(case: Case, corpus: str, side: str):
     import importlib
 
     _purge()
+    home = None
     if case.repo:
         _purge_research(corpus)
+        _install_shims(REPOS[case.repo].shims)
+        home = _home(corpus, REPOS[case.repo])
         root = _research_dirs(corpus, case, side)[1]
         top = os.path.join(os.path.abspath(corpus), "research") + os.sep
         sys.path[:] = [d for d in sys.path if not os.path.abspath(d or ".").startswith(top)]
@@ -489,14 +653,16 @@ def _build(case: Case, corpus: str, side: str):
         sys.path.insert(1, deps)
     _stub_meta_registrations()
     stage = f"import-{side}"
-    cwd = os.getcwd()
+    cwd, old_home = os.getcwd(), os.environ.get("HOME")
     try:
         if case.repo:
             os.chdir(_research_dirs(corpus, case, side)[0])  # repos read files relative to their root
+        if home:
+            os.environ["HOME"] = home
         module = importlib.import_module(case.module)
         stage = f"build-{side}"
-        if case.entry:
-            model = eval(case.entry, {"M": module})  # noqa: S307 - the benchmark's own table
+        if case.entry:  # M: the module; I(name): another module of the repository
+            model = eval(case.entry, {"M": module, "I": importlib.import_module})  # noqa: S307 - the benchmark's own table
         else:
             factory = getattr(module, case.factory)
             model = factory(*case.args, **case.kwargs)
@@ -504,7 +670,96 @@ def _build(case: Case, corpus: str, side: str):
         raise StageError(stage, exc) from None
     finally:
         os.chdir(cwd)
+        if home:
+            if old_home is None:
+                os.environ.pop("HOME", None)
+            else:
+                os.environ["HOME"] = old_home
     return model
+
+
+# ------------------------------------------------------------------------------ inputs: arrays, token ids, lists, values
+class _Value:
+    """A plain Python argument of the forward call (``step=2``): passed as it is on both sides."""
+
+    def __init__(self, v):
+        self.v = v
+
+
+def _make_input(spec, rng):
+    """One argument from its spec: a shape (float32 normal), ``ids(...)`` (int64 in [low, high)), ``tensors(...)`` (a
+    list of float tensors), ``value(v)`` (a Python value)."""
+    import numpy as np
+
+    if isinstance(spec, dict):
+        if "ints" in spec:
+            return rng.integers(spec["low"], spec["high"], size=tuple(spec["ints"])).astype(np.int64)
+        if "list" in spec:
+            return [_make_input(s, rng) for s in spec["list"]]
+        if "value" in spec:
+            return _Value(spec["value"])
+        if "const" in spec:
+            return np.asarray(spec["const"], np.float32)
+        raise ValueError(f"unknown input spec {spec!r}")
+    return rng.standard_normal(tuple(spec)).astype(np.float32)
+
+
+def _leaves(args, kwargs) -> list:
+    """The arrays of a call's arguments, in order (what parity feeds and compares)."""
+    out = []
+
+    def walk(a):
+        if isinstance(a, list):
+            for b in a:
+                walk(b)
+        elif not isinstance(a, _Value):
+            out.append(a)
+
+    for a in list(args) + list(kwargs.values()):
+        walk(a)
+    return out
+
+
+def _rebuild(args, kwargs, flat):
+    """The call's arguments with each array replaced by the next of ``flat`` (tensors of one framework)."""
+    it = iter(flat)
+
+    def put(a):
+        if isinstance(a, list):
+            return [put(b) for b in a]
+        if isinstance(a, _Value):
+            return a.v
+        return next(it)
+
+    return [put(a) for a in args], {k: put(v) for k, v in kwargs.items()}
+
+
+def _bind(model, args, kwargs, side: str):
+    """``model`` called as ``model(*args, **kwargs)`` from the flat tensors parity feeds: a container whose one child
+    is the model (its parameters then all start with ``model.``, on both sides alike)."""
+    if side == "torch":
+        import torch
+
+        class Bound(torch.nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.model = m
+
+            def forward(self, *flat):
+                a, k = _rebuild(args, kwargs, flat)
+                return self.model(*a, **k)
+    else:
+        import mindspore as ms
+
+        class Bound(ms.nn.Cell):
+            def __init__(self, m):
+                super().__init__()
+                self.model = m
+
+            def construct(self, *flat):
+                a, k = _rebuild(args, kwargs, flat)
+                return self.model(*a, **k)
+    return Bound(model)
 
 
 def _source_files(torch_model, corpus: str, case: Case | None = None) -> list:
@@ -541,12 +796,16 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
         ms_dir = _research_dirs(corpus, case, "ms")[0] if case.repo else os.path.join(corpus, "ms")
         row["markers"] = sum(_markers(os.path.join(ms_dir, f)) for f in row["files"])
         rng = np.random.default_rng(0)
-        xs = [rng.standard_normal(tuple(s)).astype(np.float32) for s in (case.inputs or [case.input])]
-        x = xs if case.inputs else xs[0]
+        args = [_make_input(s, rng) for s in (case.inputs or [list(case.input)])]
+        kw = {k: _make_input(v, rng) for k, v in case.call_kwargs.items()}
+        xs = _leaves(args, kw)
+        x = xs if len(args) > 1 or case.inputs else xs[0]
+        plain = not kw and all(isinstance(a, np.ndarray) for a in args)  # else parity calls a _bind container
+        t_call = tm if plain else _bind(tm, args, kw, "torch")
         try:
             tm.train()
             with torch.no_grad():
-                tm(*[torch.from_numpy(a) for a in xs])
+                t_call(*[torch.from_numpy(a) for a in xs])
         except Exception as exc:  # noqa: BLE001
             raise StageError("run-torch", exc) from None
         import mindspore as ms
@@ -564,7 +823,7 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
         from migrate.parity import compare
 
         try:
-            report = compare(tm, mm, x)
+            report = compare(t_call, mm if plain else _bind(mm, args, kw, "ms"), x)
         except Exception as exc:  # noqa: BLE001
             raise StageError("parity", exc) from None
         d = report.to_dict()

@@ -47,11 +47,17 @@ from .msnames import names_used, short_name
 # CAVEAT: a method both have under one name with other semantics (register_backward_hook) is not seen here.
 _CELL_LACKS = frozenset({
     "bfloat16", "double", "extra_repr", "float", "get_parameter", "get_submodule", "half", "ipu", "mtia",
-    "register_full_backward_pre_hook", "register_parameter",
+    "register_full_backward_pre_hook",
     "set_submodule", "share_memory", "type", "xpu"})
 
-_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "get_submodule", "div", "divide",
-                    "div_", "divide_", "scatter", "scatter_"}
+# torch.nn.Module's own dictionaries, which research code edits directly (equalized learning rate, weight norm:
+# ``del module._parameters[name]``): MindSpore's Cell holds the same objects, by name, under another attribute
+# (measured: deleting from ``_params`` removes the parameter, ``_cells`` holds the sub-cells). Recognised by name:
+# no other object has them.
+_MODULE_DICTS = {"_parameters": "_params", "_modules": "_cells"}
+
+_STR_ARG_METHODS = {"to", "type", "norm", "einsum", "register_buffer", "register_parameter", "get_submodule", "div",
+                    "divide", "div_", "divide_", "scatter", "scatter_"}
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _ARG_RULE_FIELDS = ("rename", "fill", "transform", "inject", "drop", "rule", "forms", "unsupported")
 
@@ -508,6 +514,12 @@ class Rewriter(Parens, Transformer):
             call.dtype_of = self._dtype_of(original, entry)
             new = call.convert()
         except Unsupported as exc:
+            if isinstance(exc, Misfit) and entry.kind == "class" and entry.base and any(a.star for a in updated.args):
+                # ``nn.Conv2d(*args, **kwargs)``: the arguments are known only when it runs; the class with torch's
+                # signature (the one a subclass gets) takes them all as torch does
+                new = updated.with_changes(func=expr(entry.base))
+                self._ok(api, new)
+                return new
             return self._fail(api, str(exc), original, updated)
         if out is not None and not _is_none(out.value):
             self.ctx.msm_helpers = True
@@ -593,7 +605,16 @@ class Rewriter(Parens, Transformer):
                 call.is_statement = id(original) in self._statement_calls
                 new = call.convert()
         except Unsupported as exc:
-            if not (isinstance(exc, Misfit) and receiver != YES):
+            if (isinstance(exc, Misfit) and is_module and entry.kind == "method" and (entry.ms or "").isidentifier()
+                    and not _has_arg_rules(entry)):
+                # a module method MindSpore only names otherwise (``self.attn.forward(q, k, v, mask=m)``): the
+                # arguments go as they are, whatever the table's signature can bind
+                new = updated.with_changes(func=updated.func.with_changes(attr=cst.Name(entry.ms)))
+                self._ok(api, new)
+                return new
+            # a look-alike (a str / list / dict method of the same name) is left alone; on a tensor or a module the
+            # call stays torch's and is marked
+            if not (isinstance(exc, Misfit) and receiver != YES and not is_module):
                 self._fail(api, str(exc), original, torch_rooted=False)
             return updated
         if not is_module and receiver == UNKNOWN:
@@ -649,6 +670,10 @@ class Rewriter(Parens, Transformer):
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
                         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
                     break
+        if (original.attr.value in _MODULE_DICTS and self.resolver.uses_torch()
+                and self.resolver.tensor(original.value) != YES):
+            self._ok(f"Module.{original.attr.value} (-> .{_MODULE_DICTS[original.attr.value]})")
+            return updated.with_changes(attr=cst.Name(_MODULE_DICTS[original.attr.value]))
         layer = self.resolver.layer_of(original.value)  # ``self.bn.weight`` after ``self.bn = nn.BatchNorm2d(c)``
         if layer is not None and original.attr.value in (renames := self._layer_renames(layer)):
             self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
@@ -770,7 +795,8 @@ def _renamed_attrs(table) -> frozenset:
         from ..weights import load_rules
 
         names = {k for rule in load_rules().by_torch.values() for k in rule.params}
-        _RENAMED_ATTRS[id(table)] = frozenset(names | {k for e in table.entries if e.attrs for k in e.attrs})
+        _RENAMED_ATTRS[id(table)] = frozenset(names | {k for e in table.entries if e.attrs for k in e.attrs}
+                                              | set(_MODULE_DICTS))
     return _RENAMED_ATTRS[id(table)]
 
 

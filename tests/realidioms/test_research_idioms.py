@@ -148,8 +148,8 @@ def test_a_pool_built_with_a_true_division_builds():
 
 
 def test_a_module_method_the_cell_lacks_is_a_marker():
-    """``self.conv.register_full_backward_pre_hook(...)``, ``self.register_parameter``, ``m.float()``: converted silently
-    before, the Cell then raised AttributeError when built. Now each call is a marker at its line."""
+    """``self.conv.register_full_backward_pre_hook(...)``, ``m.float()``: converted silently before, the Cell then raised
+    AttributeError when built. Now each call is a marker at its line (``register_parameter`` is mapped since)."""
     import mindspore as ms
     import torch
 
@@ -178,9 +178,9 @@ class Block(nn.Module):
 model = Block().float()
 """)
     marked = {(u.api, u.line) for u in result.unsupported}
-    assert marked == {("Module.register_full_backward_pre_hook", 10), ("Module.register_parameter", 11),
-                      ("Module.float", 21)}, marked
-    assert result.code.count("# msmigrate: unsupported Module.") == 3, result.code
+    assert marked == {("Module.register_full_backward_pre_hook", 10), ("Module.float", 21)}, marked
+    assert result.code.count("# msmigrate: unsupported Module.") == 2, result.code
+    assert "self.insert_param_to_cell('extra', None)" in result.code, result.code  # mapped since (init.toml)
     compile(result.code, "<converted>", "exec")
 
 
