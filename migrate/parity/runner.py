@@ -1158,6 +1158,22 @@ def _rerecord(torch_model, xs_t, rec, keys) -> None:
             rec.records[k] = again.records[k]
 
 
+def _deepcopy_module(model):
+    """``copy.deepcopy(model)`` where a module holds a tensor computed from its parameters as a plain attribute (an
+    equalized-learning-rate or weight-norm pre-hook sets ``module.weight = weight_orig * c`` at every call): torch
+    refuses to deep-copy such a non-leaf tensor, so the copy holds it detached (the hook computes it again)."""
+    import copy
+
+    import torch
+
+    memo = {}
+    for m in model.modules():
+        for v in vars(m).values():
+            if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter) and v.grad_fn is not None:
+                memo[id(v)] = v.detach().clone()
+    return copy.deepcopy(model, memo)
+
+
 def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, no_params, top_outputs=None,
                     kinks=None, fkinks=None) -> None:
     """The float64 tier: run torch in float64 on the same inputs and weights, keeping only the stashed tensors."""
@@ -1166,7 +1182,7 @@ def _reference_pass(report, torch_model, inputs, target, loss, stash, initial, n
     import torch
 
     try:
-        ref_model = copy.deepcopy(torch_model)
+        ref_model = _deepcopy_module(torch_model)
         ref_model.load_state_dict(initial)
         ref_model = ref_model.double()
         ref_loss = copy.deepcopy(loss).double() if isinstance(loss, torch.nn.Module) else loss

@@ -50,6 +50,9 @@ _CELL_LACKS = frozenset({
     "register_full_backward_pre_hook",
     "set_submodule", "share_memory", "type", "xpu"})
 
+# libraries written in torch that models import (backbones, layer getters): their code is torch code
+_TORCH_LIBRARIES = frozenset({"torchvision", "torchaudio", "torchtext"})
+
 # torch.nn.Module's own dictionaries, which research code edits directly (equalized learning rate, weight norm:
 # ``del module._parameters[name]``): MindSpore's Cell holds the same objects, by name, under another attribute
 # (measured: deleting from ``_params`` removes the parameter, ``_cells`` holds the sub-cells). Recognised by name:
@@ -208,8 +211,29 @@ class Rewriter(Parens, Transformer):
         torch_imports = [s for s in updated.body if isinstance(s, (cst.Import, cst.ImportFrom))
                          and _is_torch_import(s)]
         if not torch_imports:
+            self._torch_library(updated)
             return self._einops(updated)
         return self._torch_imports(updated, torch_imports)
+
+    def _torch_library(self, updated) -> None:
+        """``import torchvision.models._utils as _utils``: a library written in torch (its layers, its
+        IntermediateLayerGetter walking ``named_children``) is torch code inside the converted file. A marker at the
+        import: its source must be converted as well (``msmigrate convert`` of the library, put on the path in its
+        place), or the use replaced."""
+        for node in updated.body:
+            if not isinstance(node, (cst.Import, cst.ImportFrom)):
+                continue
+            if isinstance(node, cst.Import):
+                modules = [dotted(a.name) or "" for a in node.names]
+            else:
+                modules = [] if node.relative or node.module is None else [dotted(node.module) or ""]
+            for m in modules:
+                root = m.split(".")[0]
+                if root in _TORCH_LIBRARIES:
+                    self._fail(root, f"{root} is a library written in torch: its classes and functions stay torch "
+                                     f"code here; convert its sources too (msmigrate convert) and put them on the "
+                                     f"path in its place, or replace the use", node, torch_rooted=False)
+                    break
 
     def _einops(self, updated):
         """``import einops`` / ``from einops import rearrange``: einops has no MindSpore backend, so the statement is

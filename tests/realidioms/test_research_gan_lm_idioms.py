@@ -154,3 +154,35 @@ def test_equalized_learning_rate_hook_over_a_conv_built_from_star_args():
     assert names == ["a.conv.bias", "a.conv.weight_orig", "b.conv.weight_orig", "scale"], names
     assert sorted(n for n, _ in mm.parameters_and_names()) == names
     _parity(tm, mm, [np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)])
+
+
+def test_parity_copies_a_model_whose_hook_holds_a_computed_weight():
+    """The float64 reference deep-copies the torch model; after one forward an equalized-learning-rate hook has set
+    ``module.weight`` to a tensor computed from ``weight_orig`` (a non-leaf torch refuses to copy). The copy holds
+    it detached, and its hook computes it again in float64 (parity/runner.py ``_deepcopy_module``)."""
+    import torch
+
+    from migrate.parity.runner import _deepcopy_module
+
+    ns = {"__name__": "torch_side"}
+    exec(compile(EQUAL_LR, "<torch>", "exec"), ns)
+    net = ns["Net"]()
+    net(torch.ones(1, 3, 4, 4))
+    assert net.a.conv.weight.grad_fn is not None  # what copy.deepcopy refuses
+    ref = _deepcopy_module(net).double()
+    out = ref(torch.ones(1, 3, 4, 4, dtype=torch.float64))
+    assert out.dtype == torch.float64 and ref.a.conv.weight.dtype == torch.float64
+    torch.testing.assert_close(out.float(), net(torch.ones(1, 3, 4, 4)), rtol=1e-5, atol=1e-6)
+
+
+def test_a_torch_library_import_is_a_marker():
+    """``import torchvision.models._utils as _utils`` (RetinaFace's IntermediateLayerGetter over a converted
+    backbone): torchvision is torch code, so its use inside a converted model broke only when built. A marker at
+    each import of it."""
+    result = convert_source("import torch\nimport torchvision.models._utils as _utils\nfrom torchvision import models\n"
+                            "class A(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                            "        import torchvision.models as m2\n"
+                            "        self.b = _utils.IntermediateLayerGetter(models.resnet18(), {'layer1': 1})\n")
+    assert sorted((u.api, u.line) for u in result.unsupported) == [("torchvision", 2), ("torchvision", 3),
+                                                                   ("torchvision", 7)], result.unsupported
+    compile(result.code, "<converted>", "exec")
