@@ -36,6 +36,8 @@ PROVEN_ELSEWHERE = {
                  "constant")},
     "Module.register_full_backward_hook":
         "tests/realidioms/test_research_idioms.py::test_a_full_backward_hook_scales_the_input_gradient_as_in_torch",
+    "Module.register_parameter": "tests/realidioms/test_research_gan_lm_idioms.py::"
+                                 "test_equalized_learning_rate_hook_over_a_conv_built_from_star_args",
     "Module.apply": f"{_I}::test_apply_fn_kaiming_conv_fan_out_zeros_bias_constant",
     "Module.named_parameters": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
     "Module.modules": f"{_I}::test_named_parameters_loop_normal_uniform_trunc_and_modules_loop",
