@@ -1193,6 +1193,38 @@ def table_run(path: str) -> dict:
     return {"rows": rows, "conversions": conversions, "versions": versions, "run": when}
 
 
+def research_table_run(path: str) -> dict:
+    """The rows and conversions of the research section of a table this benchmark wrote (``render_research``), read
+    back: a partial ``--research --only`` run updates its rows and keeps the others'."""
+    rows, conversions, part = [], [], 0
+    by_github = {r.github: r.key for r in REPOS.values()}
+    in_section = False
+    for line in _read(path).splitlines():
+        if line.startswith("## "):
+            in_section = line.strip() == RESEARCH_HEAD
+            continue
+        if not in_section or not line.startswith("| ") or line.startswith("|---"):
+            continue
+        c = _cells(line)
+        if c[0] in ("repository", "model"):
+            part = 1 if c[0] == "repository" else 2
+            continue
+        if part == 1 and c[0] in by_github:
+            ok = c[6] == "ok"
+            conversions.append({"package": by_github[c[0]], "rc": 0 if ok else 1, "ok": ok, "seconds": float(c[5]),
+                                "files": int(c[3]), "markers": None if c[4] == "-" else int(c[4]),
+                                "error": None if ok else c[6].removeprefix("FAILED: "), "summary": ""})
+        elif part == 2:
+            verdict = c[2]
+            stage = verdict[verdict.find("(") + 1:-1] if "(" in verdict else None
+            rows.append({"id": c[0], "markers": None if c[1] == "-" else int(c[1]), "passed": verdict == "pass",
+                         "builds": verdict == "pass" or stage in ("parity", "parity-forward", "parity-backward",
+                                                                  "weights"),
+                         "stage": stage, "error": c[3] or None, "seconds": float(c[4]), "files": [],
+                         "first_divergence": None, "worst": None, "run": "the earlier table"})
+    return {"rows": rows, "conversions": conversions}
+
+
 def merge(paths: list, out: str) -> int:
     """One table from several partial runs (``--only torchvision/`` here, ``--only timm/ --only smp/`` there): for
     each package, the rows and the conversion of the last run in ``paths`` whose conversion of it succeeded. A
@@ -1299,11 +1331,15 @@ def main_research(a) -> int:
             runnable.append(case)
     json_path = a.json or os.path.join(a.corpus, "research", "research_models.json")
     earlier, earlier_conv = {}, {}
-    if a.only and os.path.exists(json_path):  # a partial run updates its rows of the last runs' table
+    if a.only and a.out and os.path.exists(a.out):  # a partial run updates its rows of the table it writes...
+        old_table = research_table_run(a.out)
+        earlier = {r["id"]: r for r in old_table["rows"]}
+        earlier_conv = {c["package"]: c for c in old_table["conversions"]}
+    if a.only and os.path.exists(json_path):  # ... and of the last runs' JSON
         with open(json_path) as f:
             old_run = json.load(f)
-        earlier = {r["id"]: r for r in old_run.get("rows", [])}
-        earlier_conv = {c["package"]: c for c in old_run.get("conversions", [])}
+        earlier.update({r["id"]: r for r in old_run.get("rows", [])})
+        earlier_conv.update({c["package"]: c for c in old_run.get("conversions", [])})
 
     def merged(new_rows, new_conv):
         both = {**earlier, **{r["id"]: r for r in new_rows}}

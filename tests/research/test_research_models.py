@@ -86,3 +86,23 @@ def test_research_table_counts_silent_failures():
     again = real_models.splice(both, library="# Real models\n\nnew library table\n")
     assert "new library table" in again and "\nlibrary table" not in again
     assert again.endswith(md), "regenerating the library table keeps the research section"
+
+
+def test_a_partial_research_run_reads_the_other_rows_back_from_the_table(tmp_path):
+    """``--research --only X`` rewrites the whole section: the rows of the models it did not run come back from the
+    table it updates (``research_table_run``), so the other repositories' rows are kept."""
+    rows = [
+        {"id": "research/segdecnet/DecisionNet", "builds": True, "passed": True, "stage": None, "error": None,
+         "markers": 0, "seconds": 1.0},
+        {"id": "research/starkan/StarKAN", "builds": False, "passed": False, "stage": "build-ms",
+         "error": "ValueError: in_channels | 0", "markers": 0, "seconds": 2.0},
+        {"id": "research/ct-crackseg/TransMUNet", "builds": True, "passed": False, "stage": "parity",
+         "error": "TypeError: x", "markers": 2, "seconds": 3.0},
+    ]
+    conv = [{"package": "starkan", "rc": 0, "ok": True, "seconds": 4.7, "files": 1, "markers": 0, "error": None,
+             "summary": ""}]
+    md = real_models.render_research(rows, conv, 6.0, "note")
+    path = tmp_path / "real_models.md"
+    path.write_text(real_models.splice("# Real models\n\nlibrary\n", research=md))
+    back = real_models.research_table_run(str(path))
+    assert real_models.render_research(back["rows"], back["conversions"], 6.0, "note") == md
