@@ -5,6 +5,9 @@ torch and converted from the same initial weights, per-step losses compared:
   ``classname.find("BatchNorm") != -1``, applied with ``net.apply``; seanXYZ/SegDecNet, DRAEM, stargan-style
   repositories): in that branch ``m.weight`` / ``m.bias`` are the MindSpore layer's ``gamma`` / ``beta`` when every
   torch.nn class the file builds that passes the test names them alike;
+- ``torch.nn.init.normal_(m.weight.data, ...)`` (the ``.data`` of a Parameter, DCGAN's weights_init_normal):
+  initialises the Parameter itself; MindSpore's ``p.data`` is another Tensor whose ``assign_value`` left ``p``
+  unchanged, so the converted init silently did nothing before;
 - a DataLoader whose dataset is built in the call and returns dicts (SegDecNet's ``DataLoader(KolektorDataset(...),
   ...)`` and ``batchData["img"]``): MapDataLoader, which builds it once and collates dicts like torch."""
 import numpy as np
@@ -51,6 +54,13 @@ for x, y in batches * 2:
 def test_init_by_class_name_string_renames_the_norm_parameters():
     result, _, _ = run_both(CLASS_NAME_INIT, DATA)
     assert "m.gamma" in result.code and "m.beta" in result.code and "m.weight" not in result.code
+
+
+def test_init_functions_on_the_data_of_a_parameter_write_the_parameter():
+    src = CLASS_NAME_INIT.replace("m.weight.data.fill_(1.5)", "torch.nn.init.constant_(m.weight.data, 1.5)").replace(
+        "m.bias.data.fill_(0.25)", "torch.nn.init.zeros_(m.bias.data)")
+    result, _, _ = run_both(src, DATA)
+    assert "m.gamma.set_data(" in result.code and "assign_value" not in result.code
 
 
 def test_class_name_test_matching_no_built_layer_is_left_alone():
