@@ -476,6 +476,9 @@ class Rewriter(Parens, Transformer):
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
+                if (isinstance(original.func, cst.Attribute) and self.resolver.uses_torch()
+                        and self.resolver.is_module_value(original.func.value)):
+                    return self._method(original, updated)  # ``net.vgg.children()``: a project module's instance
                 return updated
             return self._convert(canonical(q), updated, original)
         if isinstance(original.func, cst.Attribute) and self.resolver.uses_torch():

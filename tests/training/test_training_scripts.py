@@ -113,3 +113,80 @@ for epoch in range(2):
 def test_a_dataset_built_in_the_loader_call_returning_dicts():
     result, _, _ = run_both(DICT_LOADER, DATA)
     assert "MapDataLoader(Records(16, scale=0.5)" in result.code and "GeneratorDataset" not in result.code
+
+
+NET = """
+import torch.nn as nn
+
+vgg = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 4, 3, padding=1), nn.ReLU())
+decoder = nn.Sequential(nn.Conv2d(4, 2, 3, padding=1))
+"""
+
+TRAIN = """
+import torch
+import torch.nn as nn
+import net
+
+encoder = nn.Sequential(*list(net.vgg.children())[:2])
+for p in net.vgg.parameters():
+    p.requires_grad = False
+optimizer = torch.optim.Adam(net.decoder.parameters(), lr=0.01)
+losses = []
+for i in range(0, 16, 4):
+    x = torch.from_numpy(X[i:i + 4])
+    loss = ((net.decoder(encoder(x)) - x) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+"""
+
+
+def test_module_level_instances_of_a_project_module(tmp_path):
+    """pytorch-AdaIN's train.py: ``net.vgg`` / ``net.decoder`` are nn.Sequential objects built at the top of
+    net.py; their ``children()`` / ``parameters()`` / ``load_state_dict`` are a Module's (a Cell's after
+    conversion: cells(), trainable parameters), not an unknown object's left as they were."""
+    import importlib
+    import sys
+
+    import mindspore as ms
+    import torch
+
+    from migrate import convert_path
+    from migrate.weights import torch_to_mindspore
+
+    src, out = tmp_path / "src", tmp_path / "ms"
+    src.mkdir()
+    (src / "net.py").write_text(NET)
+    (src / "train.py").write_text(TRAIN)
+    convert_path(str(src), str(out))
+    code = (out / "train.py").read_text()
+    assert "net.vgg.cells()" in code and "net.decoder.trainable_params()" in code, code
+
+    def run(folder, before=None):
+        sys.modules.pop("net", None)
+        sys.path.insert(0, str(folder))
+        try:
+            net = importlib.import_module("net")
+            if before:
+                before(net)
+            ns = {"X": DATA["X"], "__name__": "train"}
+            exec(compile((folder / "train.py").read_text(), str(folder / "train.py"), "exec"), ns)
+            return net, ns["losses"]
+        finally:
+            sys.path.remove(str(folder))
+            sys.modules.pop("net", None)
+
+    torch.manual_seed(0)
+    tnet = importlib.import_module  # placeholder for the torch modules' weights
+    sys.modules.pop("net", None)
+    sys.path.insert(0, str(src))
+    try:
+        tnet = importlib.import_module("net")
+        weights = {k: getattr(tnet, k).state_dict() for k in ("vgg", "decoder")}
+    finally:
+        sys.path.remove(str(src))
+    _, t_losses = run(src, lambda n: [getattr(n, k).load_state_dict(weights[k]) for k in weights])
+    _, m_losses = run(out, lambda n: [torch_to_mindspore(weights[k], getattr(n, k)) for k in weights])
+    np.testing.assert_allclose(m_losses, t_losses, rtol=1e-4)
+    assert ms is not None
