@@ -105,6 +105,8 @@ def _interesting_names(tree: ast.Module) -> set[str] | None:
             for a in node.names:
                 if a.name.split(".")[0] == "torch":
                     names.add(a.asname or "torch")
+                elif a.name.split(".")[0] not in _STDLIB:  # maybe a local module (``import net``; ``net.vgg``)
+                    names.add(a.asname or a.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ""
             if any(a.name == "*" for a in node.names) and mod.split(".")[0] not in _STDLIB:

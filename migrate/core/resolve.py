@@ -259,6 +259,9 @@ class Resolver:
             b = self.lookup(node.value)
             if b is not None and b.module:
                 return Binding(tensor=NO, module=True)
+        if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value != "self"
+                and self.is_module_value(node)):  # ``vgg = net.vgg``
+            return Binding(tensor=NO, module=True)
         if isinstance(node, (cst.List, cst.Tuple)):
             items = {self.tensor(el.value) for el in node.elements if not isinstance(el, cst.StarredElement)}
             return Binding(tensor=NO, element=YES if items == {YES} else (NO if items == {NO} else UNKNOWN))
@@ -315,6 +318,10 @@ class Resolver:
             return b is not None and b.module
         if isinstance(node, cst.Attribute):
             b = self._self_attr(node)
+            if b is None and isinstance(node.value, cst.Name):  # ``net.vgg``: a module-level instance of a
+                m = self.lookup(node.value.value)                # project module imported as ``net``
+                if m is not None and m.qualname is not None and not is_torch(m.qualname) and not m.module:
+                    b = self._exported(m.qualname, 0, node.attr.value)
             return b is not None and b.module
         if isinstance(node, cst.Call):  # ``Net().to(device)``; ``super()`` in a module's method
             if isinstance(node.func, cst.Name) and node.func.value == "super" and self.lookup("super") is None:
@@ -701,6 +708,10 @@ class Project:
                                               module_class=self._ast_is_module(s, exports), origin=str(path))
                 elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     exports[s.name] = Binding(qualname=f"{modname}.{s.name}", tensor=NO)
+        for s in tree.body:  # module-level instances (``vgg = nn.Sequential(...)``, read as ``net.vgg`` elsewhere)
+            if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                    and s.targets[0].id not in exports and _ast_builds(s.value, exports)):
+                exports[s.targets[0].id] = Binding(tensor=NO, module=True)
         for s in tree.body:  # factories: functions returning a module they build (after every class is known)
             if isinstance(s, ast.FunctionDef) and s.name in exports and _ast_factory(s, exports):
                 exports[s.name].factory = True
@@ -730,19 +741,24 @@ class Project:
         return False
 
 
+def _ast_builds(call, names: dict[str, Binding]) -> bool:
+    """``call`` builds a module: ``Net(...)`` (a module class of the file) or ``nn.Sequential(...)``."""
+    if not isinstance(call, ast.Call):
+        return False
+    path = _ast_dotted(call.func)
+    first, _, rest = (path or "").partition(".")
+    b = names.get(first)
+    if b is None:
+        return False
+    if not rest:
+        return b.module_class
+    return torch_module_class(_canonical(f"{b.qualname}.{rest}" if b.qualname else None))
+
+
 def _ast_factory(fn: ast.FunctionDef, names: dict[str, Binding]) -> bool:
     """``fn`` returns a module it builds: ``return Net(...)``, or ``model = Net(...)`` ... ``return model``."""
     def builds(call) -> bool:
-        if not isinstance(call, ast.Call):
-            return False
-        path = _ast_dotted(call.func)
-        first, _, rest = (path or "").partition(".")
-        b = names.get(first)
-        if b is None:
-            return False
-        if not rest:
-            return b.module_class
-        return torch_module_class(_canonical(f"{b.qualname}.{rest}" if b.qualname else None))
+        return _ast_builds(call, names)
 
     built = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and builds(n.value)
              for t in n.targets if isinstance(t, ast.Name)}

@@ -209,11 +209,29 @@ def size_varargs(call) -> None:
 
     from ..core.cst_util import expr
 
-    if len(call.varargs) > 1:
+    if any(a.star for a in call.varargs):  # ``zeros(*shape)`` / ``x.new(*batch_shape)``: one tuple of them all
+        parts = [f"*{code(a.value)}" if a.star else code(a.value) for a in call.varargs]
+        packed = f"tuple({code(call.varargs[0].value)})" if len(parts) == 1 else "(" + ", ".join(parts) + ",)"
+        call.varargs = [cst.Arg(expr(packed))]
+    elif len(call.varargs) > 1:
         packed = "(" + ", ".join(code(a.value) for a in call.varargs) + ")"
         call.varargs = [cst.Arg(expr(packed))]
     elif len(call.varargs) == 1:
         call.varargs = [call.varargs[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+
+
+def legacy_new(call) -> None:
+    """``x.new(*sizes)``: torch's legacy constructor, an uninitialised tensor of x's dtype. Its other form builds
+    from data (``x.new([1, 2])``, ``x.new(t)``): converted only when the arguments can only be sizes (several, or
+    starred, or one integer literal); ``x.new()`` (no argument) is an empty tensor."""
+    import libcst as cst
+
+    if not call.varargs:
+        raise Unsupported("x.new() without sizes is an empty tensor: not converted")
+    if len(call.varargs) == 1 and not call.varargs[0].star and not isinstance(call.varargs[0].value, cst.Integer):
+        raise Unsupported("x.new(arg) builds from data when arg is a sequence or tensor, or a tensor of that size "
+                          "when it is an int: which one is not known here")
+    size_varargs(call)
 
 
 def interpolate(call) -> None:
@@ -261,7 +279,7 @@ def ddof(call) -> None:
 
 
 RULES = {f.__name__: f for f in (conv_padding, pool_padding, batchnorm, layernorm, dim_or_other, module_to,
-                                  to_device_or_dtype, size_varargs, interpolate, ddof)}
+                                  to_device_or_dtype, size_varargs, legacy_new, interpolate, ddof)}
 
 
 def _collect_family_rules() -> None:

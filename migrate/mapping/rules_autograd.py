@@ -26,7 +26,7 @@ def _plain(node) -> bool:
 
 def nn_init(call) -> None:
     """``nn.init.X_(t, ...)`` -> ``t.set_data(initializer(Class(...), t.shape, t.dtype))`` for a Parameter,
-    ``t.assign_value(initializer(...).init_data())`` for a plain Tensor; returns the tensor like torch. Argument names follow torch's defaults where MindSpore's differ (Normal's
+    ``t.copy_(initializer(...).init_data())`` for a plain Tensor (``p.data`` is ``p``); returns the tensor like torch. Argument names follow torch's defaults where MindSpore's differ (Normal's
     sigma=0.01, Uniform's scale=0.07, TruncatedNormal's sigma=0.01 against torch's std=1 / U(0, 1))."""
     name = call.entry.torch.rsplit(".", 1)[-1]
     if not name.endswith("_"):
@@ -77,14 +77,17 @@ def nn_init(call) -> None:
         init = f"Orthogonal(gain={src('gain', '1.0')})"
     else:
         raise Unsupported("no MindSpore initializer")
+    if isinstance(t, cst.Attribute) and t.attr.value == "data" and _plain(t.value):
+        t = t.value  # ``init.normal_(m.weight.data, ...)``: the Parameter itself (torch's .data is its storage)
     tc = code(t)
     value = f"{_INIT}.initializer({_INIT}.{init}, {tc}.shape, {tc}.dtype)"
     if shift is not None:
         value = f"{value}.init_data() + {shift}"
     data = value if shift is not None else f"{value}.init_data()"
-    # a plain Tensor (torch.empty(3, 4) initialised before it is wrapped) has no set_data: assign_value writes it in
-    # place and returns it, as torch's init does
-    call.replacement = expr(f"({tc}.set_data({value}) if isinstance({tc}, ms.Parameter) else {tc}.assign_value({data}))")
+    # a plain Tensor (torch.empty(3, 4) initialised before it is wrapped) has no set_data: copy_ writes into its
+    # memory and returns it, as torch's init does. Not assign_value: on a Parameter's ``.data`` (a Tensor sharing
+    # the Parameter's memory) it rebinds that Tensor only and the Parameter keeps its values (measured, 2.10)
+    call.replacement = expr(f"({tc}.set_data({value}) if isinstance({tc}, ms.Parameter) else {tc}.copy_({data}))")
 
 
 RULES = {f.__name__: f for f in (nn_init,)}

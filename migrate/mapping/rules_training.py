@@ -141,9 +141,19 @@ def dataloader(call) -> None:
     torch does -- a sampler or batch sampler, a collate_fn, a seeded ``generator=`` (torch's shuffled order),
     ``batch_size=None``, worker options beyond speed, or ``**kwargs`` whose keys are known only when it runs --
     becomes ``MapDataLoader(...)``, a helper written into the file that reads the dataset like torch's DataLoader
-    with num_workers=0 (same batches, same order)."""
+    with num_workers=0 (same batches, same order). So does a dataset built in the call (GeneratorDataset's column
+    names would build it three times and read a sample) and any loader of a file that keeps torchvision's data
+    pipeline: its samples (torch tensors, dicts of them) become MindSpore tensors at the loader's boundary."""
     exact = {"sampler", "batch_sampler", "collate_fn", "generator", "worker_init_fn", "multiprocessing_context"}
-    if call.kwargs or any(code(call.bound[k]) != "None" for k in exact & call.bound.keys()):
+    dataset_node = call.bound.get("dataset")
+    evaluated_once = dataset_node is None or isinstance(dataset_node, (cst.Name, cst.Attribute)) or (
+        isinstance(dataset_node, cst.Call) and not dataset_node.args)
+    if (call.kwargs or any(code(call.bound[k]) != "None" for k in exact & call.bound.keys()) or not evaluated_once
+            or getattr(call, "torch_data", False)):
+        # not evaluated_once: GeneratorDataset's column names read ``dataset[0]``: a dataset built there would be
+        # built three times (and its first sample read once more, drawing its augmentation's random numbers);
+        # torch_data: the file keeps torchvision's pipeline, whose samples (torch tensors, dicts) MapDataLoader
+        # turns into MindSpore tensors at the boundary
         call.replacement = call.node.with_changes(func=expr("MapDataLoader"))
         return
     batch = call.literal("batch_size", absent=1)
@@ -490,6 +500,8 @@ class MapDataLoader:
 
         if isinstance(data, np.ndarray) and data.dtype.kind not in "USO":
             return ms.Tensor(data)
+        if type(data).__module__ == "torch" and hasattr(data, "numpy"):  # a kept torch pipeline's sample
+            return ms.Tensor(data.detach().cpu().numpy())
         if isinstance(data, collections.abc.Mapping):
             return {key: cls.default_convert(data[key]) for key in data}
         if isinstance(data, tuple) and hasattr(data, "_fields"):
@@ -507,6 +519,8 @@ class MapDataLoader:
         elem = batch[0]
         if isinstance(elem, ms.Tensor):
             return ops.stack(batch)
+        if type(elem).__module__ == "torch" and hasattr(elem, "numpy"):  # a kept torch pipeline's sample
+            return ms.Tensor(np.stack([b.detach().cpu().numpy() for b in batch]))
         if isinstance(elem, (np.ndarray, np.generic)) and elem.dtype.kind not in "USO":
             return ms.Tensor(np.stack([np.asarray(b) for b in batch]))
         if isinstance(elem, float):

@@ -97,7 +97,7 @@ def convert(original: cst.Call, updated: cst.Call, entry: Entry, table: Table, i
 FRESH_METHODS = frozenset("""
 abs acos acosh add addcdiv addcmul addmm amax amin asin asinh atan atan2 atanh bmm ceil clamp clip clone cos cosh
 cosine_similarity cumprod cumsum deg2rad div erf erfc exp exp2 expm1 flip floor floor_divide fmod frac hypot lerp log
-log10 log1p log2 logsumexp matmul maximum mean minimum mm mul mv nan_to_num neg new_empty new_full new_ones new_tensor
+log10 log1p log2 logsumexp matmul maximum mean minimum mm mul mv nan_to_num neg new new_empty new_full new_ones new_tensor
 new_zeros norm outer pow prod rad2deg reciprocal relu relu6 remainder roll round rsqrt sigmoid sign sin sinh softmax
 log_softmax sqrt square std sub sum tan tanh trunc var eq ne lt le gt ge logical_not logical_and logical_or""".split())
 # out-of-place results of another dtype (bool) than the receiver's, which the in-place form keeps

@@ -227,6 +227,12 @@ class TrainingPass:
     @staticmethod
     def _optimizer_models(module) -> dict[str, set[str]]:
         found: dict[str, set[str]] = {}
+        imported = set()  # names bound by imports: ``net.decoder.trainable_params()``'s model is net.decoder
+        for st in module.body:
+            for small in (st.body if isinstance(st, cst.SimpleStatementLine) else ()):
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for a in small.names:
+                        imported.add(code(a.asname.name) if a.asname else code(a.name).split(".")[0])
 
         class V(cst.CSTVisitor):
             def visit_Assign(self, n):
@@ -238,9 +244,12 @@ class TrainingPass:
                     models = set()
                     for c in _calls(v, "trainable_params"):
                         root = c.func.value
-                        while isinstance(root, cst.Attribute) and _self_path(root) is None:
+                        while (isinstance(root, cst.Attribute) and _self_path(root) is None
+                               and not (isinstance(root.value, cst.Name) and root.value.value in imported)):
                             root = root.value
-                        if isinstance(root, cst.Name):
+                        if isinstance(root, cst.Attribute) and _self_path(root) is None:
+                            models.add(code(root))  # an instance a module of the project holds
+                        elif isinstance(root, cst.Name):
                             models.add(root.value)
                         elif _self_path(root) is not None:
                             models.add(_self_path(root))

@@ -506,6 +506,9 @@ class Rewriter(Parens, Transformer):
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
+                if (isinstance(original.func, cst.Attribute) and self.resolver.uses_torch()
+                        and self.resolver.is_module_value(original.func.value)):
+                    return self._method(original, updated)  # ``net.vgg.children()``: a project module's instance
                 return updated
             return self._convert(canonical(q), updated, original)
         if isinstance(original.func, cst.Attribute) and self.resolver.uses_torch():
@@ -536,6 +539,7 @@ class Rewriter(Parens, Transformer):
             target, flag = self._inplace_target(updated, entry)
             call = Call(updated, entry)
             call.dtype_of = self._dtype_of(original, entry)
+            call.torch_data = self._torch_data()
             new = call.convert()
         except Unsupported as exc:
             if isinstance(exc, Misfit) and entry.kind == "class" and entry.base and any(a.star for a in updated.args):
@@ -736,6 +740,15 @@ class Rewriter(Parens, Transformer):
         too (``Linear.out_features`` is ``Dense.out_channels``: the entry's ``attrs``). A tuple of
         classes renames the parameters they all name alike."""
         t = node.test
+        by_name = self._class_name_test(t)
+        if by_name is not None:  # ``if classname.find("BatchNorm") != -1:`` (classname = m.__class__.__name__)
+            name, matches = by_name
+            built = [c for c in self._built_layers() if matches(c.rsplit(".", 1)[-1])]
+            maps = [self._layer_renames(c) for c in built]
+            renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)} if maps else {}
+            if renames:
+                self._narrowing[id(node.body)] = (name, built[0], renames, id(node.body))
+            return
         if not (isinstance(t, cst.Call) and isinstance(t.func, cst.Name) and t.func.value == "isinstance"
                 and len(t.args) == 2 and isinstance(t.args[0].value, cst.Name)):
             return
@@ -751,6 +764,98 @@ class Rewriter(Parens, Transformer):
         if renames:
             layer = canonical(self.resolver.qualify(items[0]))
             self._narrowing[id(node.body)] = (t.args[0].value.value, layer, renames, id(node.body))
+
+    def _class_name_test(self, t):
+        """``classname.find("BatchNorm") != -1`` / ``"Norm" in classname`` / ``classname.startswith("Conv")`` /
+        ``classname == "Linear"``, where ``classname`` is ``m.__class__.__name__`` (or ``type(m).__name__``,
+        written there or assigned before): (``m``, a test of a torch class name), else None. The classes it
+        selects are those of torch.nn the file builds (weights_init functions applied with ``net.apply``)."""
+        def receiver(e):
+            if isinstance(e, cst.Name):
+                return self._class_names_of().get(e.value)
+            if isinstance(e, cst.Attribute) and e.attr.value == "__name__":
+                v = e.value
+                if isinstance(v, cst.Attribute) and v.attr.value == "__class__" and isinstance(v.value, cst.Name):
+                    return v.value.value
+                if (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type"
+                        and len(v.args) == 1 and isinstance(v.args[0].value, cst.Name)):
+                    return v.args[0].value.value
+            return None
+
+        def text(e):
+            return e.evaluated_value if isinstance(e, cst.SimpleString) else None
+
+        if isinstance(t, cst.Comparison) and len(t.comparisons) == 1:
+            op, right = t.comparisons[0].operator, t.comparisons[0].comparator
+            left = t.left
+            if (isinstance(left, cst.Call) and isinstance(left.func, cst.Attribute) and left.func.attr.value == "find"
+                    and len(left.args) == 1 and isinstance(s := text(left.args[0].value), str)
+                    and (m := receiver(left.func.value))):
+                number = code(right).replace(" ", "")
+                if ((isinstance(op, cst.NotEqual) and number == "-1") or (isinstance(op, cst.GreaterThan)
+                        and number == "-1") or (isinstance(op, cst.GreaterThanEqual) and number == "0")):
+                    return m, lambda c, s=s: s in c
+                return None
+            if isinstance(op, cst.In) and isinstance(s := text(left), str) and (m := receiver(right)):
+                return m, lambda c, s=s: s in c
+            if isinstance(op, cst.Equal):
+                for a, b in ((left, right), (right, left)):
+                    if isinstance(s := text(b), str) and (m := receiver(a)):
+                        return m, lambda c, s=s: c == s
+            return None
+        if (isinstance(t, cst.Call) and isinstance(t.func, cst.Attribute) and t.func.attr.value in
+                ("startswith", "endswith") and len(t.args) == 1 and isinstance(s := text(t.args[0].value), str)
+                and (m := receiver(t.func.value))):
+            return m, (lambda c, s=s: c.startswith(s)) if t.func.attr.value == "startswith" else (
+                lambda c, s=s: c.endswith(s))
+        return None
+
+    def _torch_data(self) -> bool:
+        """The file keeps a torch data pipeline: it imports torchvision (transforms, datasets), whose samples are
+        torch tensors until the DataLoader's boundary."""
+        if getattr(self, "_torchvision", None) is None:
+            import ast
+
+            self._torchvision = any(
+                (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "torchvision" for a in n.names))
+                or (isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "torchvision")
+                for n in ast.walk(self.ctx.tree))
+        return self._torchvision
+
+    def _class_names_of(self) -> dict:
+        """name -> module name, for ``classname = m.__class__.__name__`` / ``type(m).__name__`` in the file."""
+        if getattr(self, "_class_name_vars", None) is None:
+            import ast
+
+            found = {}
+            for n in ast.walk(self.ctx.tree):
+                if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                        and isinstance(n.value, ast.Attribute) and n.value.attr == "__name__"):
+                    v = n.value.value
+                    if isinstance(v, ast.Attribute) and v.attr == "__class__" and isinstance(v.value, ast.Name):
+                        found[n.targets[0].id] = v.value.id
+                    elif (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "type"
+                          and len(v.args) == 1 and isinstance(v.args[0], ast.Name)):
+                        found[n.targets[0].id] = v.args[0].id
+            self._class_name_vars = found
+        return self._class_name_vars
+
+    def _built_layers(self) -> list:
+        """The torch.nn classes the file builds (``nn.BatchNorm2d(c)``), canonical, in order of first use."""
+        if getattr(self, "_built", None) is None:
+            found = []
+            outer = self
+
+            class V(cst.CSTVisitor):
+                def visit_Call(self, n):
+                    q = outer.resolver.qualify(n.func)
+                    if q is not None and _torch(q) and canonical(q).startswith("torch.nn.") and canonical(q)[9:10].isupper():
+                        if canonical(q) not in found:
+                            found.append(canonical(q))
+
+            self.ctx.module.visit(V())
+            self._built = found
+        return self._built
 
     def _layer_renames(self, layer: str) -> dict:
         """torch attribute name -> MindSpore's for an instance of ``layer``: its parameters (weights.toml) and the

@@ -186,6 +186,13 @@ CASES += [
     *call_cases("Tensor.new_empty", ["x.new_empty(2, 3)", "x.new_empty((2, 3))", "x.new_empty((4,), dtype=torch.int64)"], X,
                 compare="shape"),
     *call_cases("Tensor.data_ptr", ["x.data_ptr() == x.data_ptr()"], X),
+    # the legacy constructor with sizes (CrackSegFormer's collate: images[0].new(*batch_shape).fill_(0)), filled
+    *call_cases("Tensor.new", ["x.new(2, 3).fill_(1.5)", "x.new(*s).fill_(0.5)", "x.new(3).zero_()"], X,
+                prelude="s = (2, 3)"),
+    # sizes passed starred (``zeros(*shape)``): one tuple for MindSpore's size argument
+    *call_cases("torch.zeros", ["torch.zeros(*s)"], X, prelude="s = [2, 3]"),
+    *call_cases("torch.ones", ["torch.ones(1, *s)"], X, prelude="s = [2, 3]"),
+    *call_cases("Tensor.new_zeros", ["x.new_zeros(*s)"], X, prelude="s = [2, 3]"),
     *call_cases("Tensor.ger", ["x.ger(y)", "x.ger(vec2=y)"], {"x": R(3), "y": R(4, seed=1)}),
     *call_cases("Tensor.cholesky", ["x.cholesky()", "x.cholesky(upper=True)"],
                 {"x": (lambda a: a @ a.T + 4 * np.eye(4, dtype="float32"))(R(4, 4))}, **LIN),
@@ -281,3 +288,7 @@ def test_multiline_receiver_marker_stays_one_comment():
     assert not result.errors
     assert any(u.api == "Tensor.clamp_" for u in result.unsupported)
     ast.parse(result.code)
+
+
+def test_legacy_new_from_data_is_refused():
+    assert_unsupported(HEADER + "y = x.new([1.0, 2.0])\n", "Tensor.new", "builds from data")
