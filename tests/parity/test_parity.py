@@ -186,7 +186,7 @@ def test_the_float64_stash_keeps_the_mindspore_values_it_was_given():
     import mindspore.nn as mnn
     import mindspore.ops as mops
 
-    from migrate.parity.runner import _Stash
+    from migrate.parity.state import _Stash
 
     view = mnn.Conv2d(2, 2, 1)(mops.ones((1, 2, 3, 3))).asnumpy()
     assert not view.flags["OWNDATA"]  # a view, not a copy
