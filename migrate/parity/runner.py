@@ -53,7 +53,8 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
     terms (metrics.py). When the forward diverges and ``lines`` is true, both forwards run once more under a
     tracer and ``first_divergence["line"]`` names the first source line and variable where the values part
     (lines.py). ``keep_start``: the starting weights of both sides stay on the report (``report.start``: torch's
-    state_dict, MindSpore's parameter arrays) for a repro (repro.py).
+    state_dict, MindSpore's parameter arrays) for a repro (repro.py), and so do the inputs of the first divergent
+    line (``report.line_capture``, lines.capture_line).
     """
     import torch
 
@@ -101,6 +102,10 @@ def compare(torch_model, ms_model, inputs, *, target=None, loss=None, ms_loss=No
 
         t0 = time.perf_counter()
         report.first_divergence["line"] = locate_lines(torch_model, ms_model, inputs, rtol, atol)
+        if keep_start and report.first_divergence["line"]:  # what a standalone repro of that line needs
+            from .lines import capture_line
+
+            report.line_capture = capture_line(torch_model, inputs, report.first_divergence["line"])
         report.timing["lines_s"] = time.perf_counter() - t0
     if steps and report.error is None:
         torch_model.load_state_dict(initial)
