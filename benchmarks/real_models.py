@@ -497,6 +497,7 @@ def _last(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ one model (in a subprocess)
+SEED_ENV = "REAL_MODELS_SEED"  # --seed, passed to the worker processes through their environment
 _ACTIVE_CORPUS = CORPUS  # the corpus of the model being run (errors name their file relative to it)
 
 
@@ -791,12 +792,13 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
         prepare_mindspore_env()
         import torch
 
-        torch.manual_seed(0)
+        seed = int(os.environ.get(SEED_ENV, "0"))  # --seed: the workers inherit it
+        torch.manual_seed(seed)
         tm = _build(case, corpus, "torch")
         row["files"] = _source_files(tm, corpus, case)
         ms_dir = _research_dirs(corpus, case, "ms")[0] if case.repo else os.path.join(corpus, "ms")
         row["markers"] = sum(_markers(os.path.join(ms_dir, f)) for f in row["files"])
-        rng = np.random.default_rng(0)
+        rng = np.random.default_rng(seed)
         args = [_make_input(s, rng) for s in (case.inputs or [list(case.input)])]
         kw = {k: _make_input(v, rng) for k, v in case.call_kwargs.items()}
         xs = _leaves(args, kw)
@@ -811,7 +813,7 @@ def run_case(case: Case, corpus: str = CORPUS) -> dict:
             raise StageError("run-torch", exc) from None
         import mindspore as ms
 
-        ms.set_seed(0)
+        ms.set_seed(seed)
         mm = _build(case, corpus, "ms")
         if not isinstance(mm, ms.nn.Cell):
             raise StageError("build-ms", f"the converted factory returned a {type(mm).__module__}."
@@ -1398,9 +1400,14 @@ def main(argv=None) -> int:
     ap.add_argument("--mirror", default=MIRROR,
                     help="folder of the research repositories' git mirrors, DIR/OWNER+NAME/repo (default "
                          "$MSMIGRATE_MIRROR or ../.mirror beside the checkout)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the torch weights' initialisation, the inputs and MindSpore (default 0): a faithful "
+                         "port passes at any seed")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-batch", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if not (a.worker or a.worker_batch):
+        os.environ[SEED_ENV] = str(a.seed)
     if a.worker:
         _worker_main(a.worker, a.corpus)
         return 0

@@ -130,7 +130,7 @@ def _repro(args, report, kwargs, inputs, tmp, paths):
     import shutil
 
     from migrate.parity.loading import locate, split_spec
-    from migrate.parity.repro import write_repro
+    from migrate.parity.repro import write_line_repro, write_repro
 
     target, name = split_spec(args.model)
     root, dotted, _ = locate(target, paths)
@@ -147,9 +147,26 @@ def _repro(args, report, kwargs, inputs, tmp, paths):
         if ln and os.path.realpath(ln["ms_file"]).startswith(converted + os.sep):  # name the copy, not the temp
             ln["ms_file"] = os.path.join(m_root, os.path.relpath(os.path.realpath(ln["ms_file"]), converted))
             ln["ms"] = f"{ln['ms_file']}:{ln['ms_line']}"
+    capture = getattr(report, "line_capture", None)
+    ln = report.first_divergence.get("line")
+    if capture and ln:  # the first divergent line alone, when it stands alone (lines.capture_line)
+        t_mod, m_mod = _module_of(ln["torch_file"], root), _module_of(ln["ms_file"], m_root)
+        if t_mod and m_mod:
+            return write_line_repro(args.report, report, capture, (root, t_mod), (m_root, m_mod))
     t_state, ms_state = getattr(report, "start", ({}, {}))
     return write_repro(args.report, report, (root, dotted, name), (m_root, m_dotted, m_name), kwargs, inputs,
                        t_state, ms_state)
+
+
+def _module_of(path, root):
+    """The dotted module ``path`` imports as with ``root`` on sys.path, or None when it lies outside ``root``."""
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    if rel.startswith("..") or not rel.endswith(".py"):
+        return None
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) or None
 
 
 def _jit_parity(report, ms_model, inputs, args):

@@ -155,7 +155,7 @@ class MsRecorder:
     """Wraps every cell of a MindSpore network; calls ``on_forward(key, path, type, arrays)`` after
     each cell and ``on_grad(kind, key, path, arrays)`` ('out' / 'in') from backward hooks. For the keys
     ``want_inputs`` accepts, the cell's input arrays are in ``inputs`` during its on_forward call (the max-pools:
-    which input won each window, runner._pool_route)."""
+    which input won each window, routing._route_pool)."""
 
     def __init__(self, net, on_forward, on_grad=None, want_inputs=None):
         self.want_inputs = want_inputs  # want_inputs(key) -> bool: that cell's input arrays go to ``inputs``
@@ -180,7 +180,7 @@ class MsRecorder:
                     pass
 
     def _array(self, o):
-        """``o.asnumpy()`` (a view of the tensor's memory, no copy: kept arrays are copied, runner._Stash). The
+        """``o.asnumpy()`` (a view of the tensor's memory, no copy: kept arrays are copied, state._Stash). The
         previous cell's array of the very tensor is reused (the runner then reuses its comparison) only when it
         still holds the tensor's values: an in-place ``copy_`` between two cells (timm's MobileOne block:
         ``out = self.drop_path(out); out += identity_out`` as ``out.copy_(...)``, then ``self.attn(out)``) left the

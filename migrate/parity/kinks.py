@@ -2,7 +2,7 @@
 ``x.clamp(min=0)``, ``torch.maximum(a, b)``, ``torch.max(a, b)``, ``abs``, ``F.hardtanh``, ``F.relu6``,
 ``F.leaky_relu``), routed in torch's backward as MindSpore routed them.
 
-The module router (runner._KinkRouter) handles ReLU-like and max-pool *layers*: both sides have a layer to hook.
+The module router (routing._KinkRouter) handles ReLU-like and max-pool *layers*: both sides have a layer to hook.
 A functional call has no layer; what both sides do have is the layer it runs in (the innermost module / cell,
 keyed as the recorders key them) and the order of the calls inside it. So each side records its kink *decisions*
 ("units") per enclosing layer key, in call order:

@@ -313,5 +313,124 @@ def locate_lines(torch_model, ms_model, inputs, rtol, atol, t_files=None, m_file
                     "note": row.get("note"), "torch_context": _context(file, line),
                     "ms_context": _context(m_file, m_line), "compared": compared,
                     "torch_file": file, "ms_file": m_file, "torch_line": line, "ms_line": m_line,
-                    "mappings": mappings_for(file, line)}
+                    "occurrence": occ, "mappings": mappings_for(file, line)}
     return None
+
+
+def statement(path, line):
+    """The simple statement covering ``line`` of ``path``: {code (dedented, a ``return`` made an assignment to
+    ``__value__``), first, last (lines), loads (names it reads)}, or None (no such statement, a compound one)."""
+    import ast
+    import textwrap
+
+    lines = _read(path)
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno)
+                and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
+                                          ast.While, ast.With, ast.Try))):
+            found = node
+            break
+    if found is None or not isinstance(found, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
+        return None
+    end = found.end_lineno or found.lineno
+    code = textwrap.dedent("\n".join(lines[found.lineno - 1:end]))
+    if isinstance(found, ast.Return):
+        if found.value is None:
+            return None
+        code = "__value__ = " + textwrap.dedent(ast.get_source_segment("\n".join(lines), found.value, padded=False))
+    loads = {n.id for n in ast.walk(found) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if isinstance(found, ast.AugAssign) and isinstance(found.target, ast.Name):
+        loads.add(found.target.id)
+    try:
+        compile(code, path, "exec")
+    except SyntaxError:
+        return None
+    return {"code": code, "first": found.lineno, "last": end, "loads": sorted(loads)}
+
+
+def _literal(v) -> bool:
+    import ast
+
+    if v is None or isinstance(v, (bool, int, float, str)):
+        try:
+            return ast.literal_eval(repr(v)) == v
+        except (ValueError, SyntaxError):
+            return False
+    if isinstance(v, (tuple, list)):
+        return all(_literal(x) for x in v)
+    return False
+
+
+def capture_line(torch_model, inputs, ln) -> dict | None:
+    """For a standalone repro of the first divergent line: torch's forward once more, stopped at that line's
+    statement (in the same call of its function, the same time it runs there) to keep the values of the local names
+    the two statements read (tensors as arrays, plain values as literals). Returns {torch, ms (statement), variable,
+    arrays, literals}, or None when the line cannot stand alone (it reads ``self`` or another object, or is not a
+    simple statement). Buffers are put back."""
+    import torch
+
+    if not ln or not ln.get("torch_file") or not ln.get("ms_file"):
+        return None
+    t_st, m_st = statement(ln["torch_file"], ln["torch_line"]), statement(ln["ms_file"], ln["ms_line"])
+    if t_st is None or m_st is None:
+        return None
+    var = "__value__" if ln["variable"] == "return" else ln["variable"]
+    names = set(t_st["loads"]) | set(m_st["loads"])
+    file, func, call = os.path.realpath(ln["torch_file"]), ln["function"], ln["call"]
+    want_occ = ln.get("occurrence", 1)
+    state = {"calls": 0, "inside": False, "occ": 0, "locals": None}
+
+    def local(frame, event, arg):
+        if event == "line" and state["locals"] is None:
+            inside = t_st["first"] <= frame.f_lineno <= t_st["last"]
+            if inside and not state["inside"]:
+                state["occ"] += 1
+                if state["occ"] == want_occ:
+                    state["locals"] = dict(frame.f_locals)
+            state["inside"] = inside
+        return local
+
+    def tracer(frame, event, arg):
+        if event != "call" or state["locals"] is not None:
+            return None
+        if os.path.realpath(frame.f_code.co_filename) != file or _func(frame.f_code) != func:
+            return None
+        state["calls"] += 1
+        return local if state["calls"] == call else None
+
+    buffers = {n: b.detach().clone() for n, b in torch_model.named_buffers()}
+    prev = sys.gettrace()
+    try:
+        sys.settrace(tracer)
+        with torch.no_grad():
+            torch_model(*[torch.from_numpy(np.array(x)) for x in inputs])
+    except Exception:  # noqa: BLE001 - no line repro; the layer repro stands
+        return None
+    finally:
+        sys.settrace(prev)
+        with torch.no_grad():
+            for n, b in torch_model.named_buffers():
+                b.copy_(buffers[n])
+    found = state["locals"]
+    if found is None:
+        return None
+    arrays, literals = {}, {}
+    for name in sorted(names):
+        if name not in found:
+            continue  # a global (F, torch, ops, a helper of the module): the module's own
+        v = found[name]
+        if isinstance(v, torch.Tensor):
+            arrays[name] = v.detach().cpu().numpy().copy()
+        elif _literal(v):
+            literals[name] = v
+        else:
+            return None  # self, a module, another object: the layer repro covers it
+    if not arrays:
+        return None
+    return {"torch": t_st["code"], "ms": m_st["code"], "torch_span": (t_st["first"], t_st["last"]),
+            "ms_span": (m_st["first"], m_st["last"]), "variable": var, "arrays": arrays, "literals": literals}

@@ -13,7 +13,7 @@ Every compared tensor gets a verdict in one of two tiers (see README, "How parit
 
    where ``torch32 - r`` is torch's own float32 error on this very tensor (evidence of how much rounding
    this value accumulates through the network, cancellation included) and ``S`` the magnitude of the terms
-   the value sums where it is known (parameter gradients: ``S = sum |terms|``, see runner.sum_of_terms;
+   the value sums where it is known (parameter gradients: ``S = sum |terms|``, see reference.sum_of_terms;
    a bias gradient before BatchNorm sums large terms to zero: its allowance is ~eps x sum|terms|, not
    eps x |result|). ``error = ||ms - r||``, ``ratio = error / floor``; the tensor passes when ratio <= 1.
 
@@ -24,7 +24,7 @@ gradients behind BatchNorm under the sum-of-outputs loss on a 256x256 U-Net (Bat
 batch x pixels: the longer the sum, the larger the gap), so the floors allow 32x and 128x. A real slip is
 typically 30x-1e6x outside its floor.
 
-Kinks (runner._KinkRouter): ReLU-like layers and max-pools route each gradient element by a comparison (x > 0,
+Kinks (routing._KinkRouter): ReLU-like layers and max-pools route each gradient element by a comparison (x > 0,
 which input is largest). Where the two frameworks decide otherwise on an input closer to the kink than their
 forward outputs differ, either decision is a correct float32 evaluation, but each such flip moves a whole gradient
 value (an O(1) term of the next convolution's weight gradient) that no rounding bound covers. So torch's backward
@@ -32,7 +32,7 @@ runs after MindSpore's and takes MindSpore's decision there (ReLU sides read off
 MindSpore's input), and so does the float64 reference's: ``torch32``, ``ms`` and ``r`` above then differ by
 rounding only. A layer call where more than 0.1 % of the elements (at least 16) differ is not noise at a kink and
 keeps torch's own decisions. Where a layer's routing in MindSpore is not known that way, parameter gradients still
-outside the screen get a routing term (runner._routing_terms: torch's float32 gradient again with noise of the
+outside the screen get a routing term (routing._routing_terms: torch's float32 gradient again with noise of the
 observed forward difference at those layers): tier "routing" passes a gradient within the screen of that gradient,
 or with ``||ms - torch32|| <= routing = ||noised - torch32||``; otherwise the term joins the float64 floor.
 Why K is 32 / 128 (the sqrt(n / log2 n) accuracy ratio of two correct float32 summations of n terms): README.

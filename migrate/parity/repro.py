@@ -1,5 +1,11 @@
 """``--report DIR`` writes DIR/repro.py and DIR/repro_inputs.npz: a standalone reproduction of the first divergence.
 
+When the forward parted at a source line that stands alone (a simple statement reading tensors and plain values,
+not ``self``: lines.capture_line), repro.py runs that line alone: torch's statement and MindSpore's on the same
+inputs (torch's values of the names they read there, in the .npz), each in its own module's namespace, and
+compares the variable (``write_line_repro``). Otherwise it reproduces the first divergent layer or parameter
+gradient (``write_repro``):
+
 repro.py imports torch, MindSpore and numpy only (never msmigrate): it imports the torch model and its port from
 their files (a converted port is copied into DIR/port/, the temporary conversion being gone after the run),
 builds both with the same keyword arguments, loads the weights parity started from (torch's state_dict and the
@@ -171,6 +177,139 @@ def write_repro(directory, report, torch_spec, ms_spec, kwargs, inputs, torch_st
     text = TEMPLATE.format(what=what, torch_spec=repr(rel(torch_spec)), ms_spec=repr(rel(ms_spec)),
                            kwargs=repr(dict(kwargs or {})), check=repr(check), rtol=report.tolerances["rtol"],
                            atol=report.tolerances["atol"], factor=factor)
+    path = os.path.join(directory, "repro.py")
+    _atomic_write(path, text)
+    return path
+
+LINE_TEMPLATE = r'''"""Reproduces the first divergent line msmigrate parity found, with torch, MindSpore and numpy only.
+
+    python repro.py        # prints the difference; exit 1: reproduced, 0: not reproduced
+
+{what}
+The two statements below run on the same inputs (torch's values of the names they read at that line, saved in
+repro_inputs.npz), each in the namespace of its own module (its imports and helpers).
+"""
+import importlib
+import os
+import sys
+import textwrap
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TORCH = {torch_spec}  # (import root, module)
+PORT = {ms_spec}
+# each statement is read from its file at these lines when it is still there (a fixed port is then what runs), else
+# the statement as parity saw it
+TORCH_SOURCE, TORCH_CODE = {torch_source!r}, {torch_code!r}
+MS_SOURCE, MS_CODE = {ms_source!r}, {ms_code!r}
+VARIABLE = {variable!r}  # the value compared after each statement
+LITERALS = {literals!r}  # plain values the statements read
+RTOL, ATOL, FACTOR = {rtol!r}, {atol!r}, {factor!r}  # reproduced when max|t - m| > FACTOR * (ATOL + RTOL * max|t|)
+
+
+def namespace(spec):
+    root, module = spec
+    root = root if os.path.isabs(root) else os.path.join(HERE, root)
+    top = module.split(".")[0]
+    for k in [k for k in sys.modules if k == top or k.startswith(top + ".")]:
+        del sys.modules[k]  # the other side's module of the same name
+    sys.path.insert(0, root)
+    try:
+        return dict(vars(importlib.import_module(module)))
+    finally:
+        sys.path.remove(root)
+
+
+def statement(source, saved):
+    path, lo, hi = source
+    path = path if os.path.isabs(path) else os.path.join(HERE, path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()[lo - 1:hi]
+    except OSError:
+        return saved
+    code = textwrap.dedent("\n".join(lines))
+    if code.startswith("return "):
+        code = "__value__ = " + code[len("return "):]
+    try:
+        compile(code, path, "exec")
+    except SyntaxError:
+        return saved
+    return code
+
+
+def first(v):
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+def main():
+    import mindspore as ms
+    import torch
+
+    data = np.load(os.path.join(HERE, "repro_inputs.npz"))
+    arrays = {{k[5:]: data[k] for k in data.files if k.startswith("line:")}}
+    torch_code, ms_code = statement(TORCH_SOURCE, TORCH_CODE), statement(MS_SOURCE, MS_CODE)
+    ns = namespace(TORCH)
+    ns.update(LITERALS)
+    ns.update({{k: torch.from_numpy(v.copy()) for k, v in arrays.items()}})
+    with torch.no_grad():
+        exec(compile(torch_code, "torch line", "exec"), ns)
+    t = first(ns[VARIABLE]).detach().numpy()
+    ns = namespace(PORT)
+    ns.update(LITERALS)
+    ns.update({{k: ms.Tensor(v.copy()) for k, v in arrays.items()}})
+    exec(compile(ms_code, "MindSpore line", "exec"), ns)
+    m = first(ns[VARIABLE]).asnumpy()
+    print("torch:     " + torch_code.strip())
+    print("MindSpore: " + ms_code.strip())
+    diff = float(np.abs(t.astype(np.float64) - m.astype(np.float64)).max()) if t.shape == m.shape else float("inf")
+    tol = ATOL + RTOL * float(np.abs(t).max()) if t.size else ATOL
+    print(f"{{VARIABLE}}: torch {{t.shape}}, MindSpore {{m.shape}}; max|torch - MindSpore| = {{diff:.3g}} "
+          f"({{diff / tol:.3g}}x the float32 screen {{tol:.3g}})")
+    reproduced = diff > FACTOR * tol
+    print("REPRODUCED" if reproduced else "not reproduced")
+    return 1 if reproduced else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def write_line_repro(directory, report, capture, torch_spec, ms_spec, factor=10.0):
+    """Write repro.py and repro_inputs.npz for the first divergent line (lines.capture_line's ``capture``);
+    ``torch_spec`` / ``ms_spec``: (import root, dotted module) of the line's files. Returns the script's path."""
+    from .report import _atomic_write
+
+    os.makedirs(directory, exist_ok=True)
+    npz = os.path.join(directory, "repro_inputs.npz")
+    tmp = npz + ".tmp.npz"
+    np.savez(tmp, **{f"line:{k}": np.asarray(v) for k, v in capture["arrays"].items()})
+    os.replace(tmp, npz)
+    d = os.path.abspath(directory)
+
+    def rel(spec):
+        root = os.path.abspath(spec[0])
+        return (os.path.relpath(root, d) if root == d or root.startswith(d + os.sep) else root, spec[1])
+
+    fd = report.first_divergence
+    ln = fd["line"]
+    maps = "; ".join(f"{mp['torch']} -> {mp['ms'] or '(forms)'}" + (f", rule {mp['rule']}" if mp.get("rule") else "")
+                     for mp in ln.get("mappings") or [])
+    what = (f"First divergent line: torch {ln['torch']} `{ln['torch_code']}`, MindSpore {ln['ms']} `{ln['ms_code']}` "
+            f"(variable {ln['variable']} in {ln['function']}; first divergent layer {fd.get('forward') or '-'})."
+            + (f"\nThe MindSpore line was written by the mapping {maps}." if maps else ""))
+    def src(path, span):
+        path = os.path.abspath(path)
+        return (os.path.relpath(path, d) if path.startswith(d + os.sep) else path, span[0], span[1])
+
+    text = LINE_TEMPLATE.format(what=what, torch_spec=repr(rel(torch_spec)), ms_spec=repr(rel(ms_spec)),
+                                torch_source=src(ln["torch_file"], capture["torch_span"]),
+                                ms_source=src(ln["ms_file"], capture["ms_span"]),
+                                torch_code=capture["torch"], ms_code=capture["ms"], variable=capture["variable"],
+                                literals=capture["literals"], rtol=report.tolerances["rtol"],
+                                atol=report.tolerances["atol"], factor=factor)
     path = os.path.join(directory, "repro.py")
     _atomic_write(path, text)
     return path

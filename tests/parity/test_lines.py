@@ -119,7 +119,7 @@ def test_line_map_aligns_a_converted_file_with_lines_added_on_top():
     assert m[3] == 4 and m[4] == 5 and m[5] == 6
 
 
-def test_report_writes_a_standalone_repro_that_exits_1_while_the_slip_is_there(tmp_path):
+def test_report_writes_a_standalone_line_repro_that_exits_1_while_the_slip_is_there(tmp_path):
     t_file, m_file = _pair(tmp_path)
     rep = tmp_path / "rep"
     env = {**os.environ, "PYTHONPATH": ROOT}
@@ -133,8 +133,12 @@ def test_report_writes_a_standalone_repro_that_exits_1_while_the_slip_is_there(t
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run([sys.executable, "-I", str(rep / "repro.py")], cwd=tmp_path, capture_output=True, text=True,
                          env=clean, timeout=600)
-    assert run.returncode == 1 and "REPRODUCED" in run.stdout and "dec.fuse_conv" in run.stdout, \
-        run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.returncode == 1 and "REPRODUCED" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    # the line alone (the functional slip), on the inputs torch's forward had there, named with the mapping that
+    # wrote the MindSpore line
+    assert "MindSpore: x = " in run.stdout and "align_corners=True" in run.stdout, run.stdout[-2000:]
+    assert "torch.nn.functional.interpolate -> mindspore.ops.interpolate, rule interpolate" in script
+    assert sorted(np.load(rep / "repro_inputs.npz").files) == ["line:x"]
     # the slip fixed in the port: the same repro no longer reproduces
     m_file.write_text(m_file.read_text().replace("align_corners=True", "align_corners=False"))
     run = subprocess.run([sys.executable, "-I", str(rep / "repro.py")], cwd=tmp_path, capture_output=True, text=True,

@@ -88,6 +88,16 @@ def test_nan_is_attributed_to_the_layer_producing_it_and_one_sided_layers_are_un
     assert _row(r, "mid")["passed"] and not _row(r, "pool")["passed"]
 
 
+def test_nan_in_the_input_is_attributed_to_the_first_layer_on_both_sides():
+    """torch's first NaN / Inf comes from the compared rows (the screen finds it), not from a scan of every output."""
+    x = X.copy()
+    x[0, 0, 0, 0] = np.nan
+    torch.manual_seed(0)
+    r = compare(TorchCNN(), MsCNN(), x, backward=False)
+    first = r.layers[0]["name"]
+    assert r.first_nonfinite == {"torch": first, "ms": first}, (r.first_nonfinite, first)
+
+
 def test_mindspore_error_is_blamed_on_the_cell_that_raised():
     class Broken(MsCNN):
         def __init__(self):
@@ -186,7 +196,7 @@ def test_the_float64_stash_keeps_the_mindspore_values_it_was_given():
     import mindspore.nn as mnn
     import mindspore.ops as mops
 
-    from migrate.parity.runner import _Stash
+    from migrate.parity.state import _Stash
 
     view = mnn.Conv2d(2, 2, 1)(mops.ones((1, 2, 3, 3))).asnumpy()
     assert not view.flags["OWNDATA"]  # a view, not a copy

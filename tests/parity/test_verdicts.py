@@ -112,7 +112,7 @@ def test_a_relu_element_straddled_by_float_noise_is_routed_as_mindspore_routed_i
     8,192 elements, 4e-6 from 0). The Gaussian routing noise (of the ~2e-7 rms forward difference) cannot reach
     it; torch's backward now takes MindSpore's decision at that element (_KinkRouter), and the screen accepts it.
     Control: with the router's corrections switched off, the same port fails on fc1."""
-    from migrate.parity import runner
+    from migrate.parity import routing
 
     t, m, x = _kink_pair()
     r = compare(t, m, x)
@@ -122,13 +122,13 @@ def test_a_relu_element_straddled_by_float_noise_is_routed_as_mindspore_routed_i
     assert any("backward routed" in n and "1 element(s) the frameworks put on different sides of a ReLU kink" in n
                for n in r.determinism), r.determinism
     _every_tensor_has_a_ratio(r)
-    fix = runner._KinkRouter._fix
-    runner._KinkRouter._fix = lambda self, module, typ, key: (lambda grad: None)
+    fix = routing._KinkRouter._fix
+    routing._KinkRouter._fix = lambda self, module, typ, key: (lambda grad: None)
     try:
         t, m, x = _kink_pair()
         r = compare(t, m, x)
     finally:
-        runner._KinkRouter._fix = fix
+        routing._KinkRouter._fix = fix
     assert not r.passed and r.first_divergence["backward_param"] in ("fc1.weight", "fc1.bias"), r.table(color=False)
 
 
@@ -137,7 +137,7 @@ def test_the_backward_router_gives_the_gradient_of_the_replayed_forward():
     other side of the kink, a max-pool window won by another input); the gradients are the ones a forward that
     replays MindSpore's decisions gives (the way the routing run did it: _route_pool, inputs set to MindSpore's
     side), to rounding, and differ from torch's own."""
-    from migrate.parity.runner import _KinkRouter, _route_pool, _straddles
+    from migrate.parity.routing import _KinkRouter, _route_pool, _straddles
 
     torch.manual_seed(0)
     x = torch.from_numpy(_x((2, 2, 8, 8)))
@@ -349,7 +349,7 @@ def test_float64_reference_skips_ahead_to_the_first_screened_layer():
 
     from unet import TorchUNet
 
-    from migrate.parity.runner import _SkipAhead
+    from migrate.parity.reference import _SkipAhead
 
     torch.manual_seed(0)
     t = TorchUNet(base=4, depth=2).train()
@@ -393,7 +393,7 @@ def test_float64_reference_skips_ahead_to_the_first_screened_layer():
 def test_max_pool_windows_are_routed_as_mindspore_routed_them():
     """_pool_winners reads MindSpore's winners off its own input (accepted only when torch's pooling of it gives
     MindSpore's output exactly); _route_pool makes those winners win in torch's input, within one ulp."""
-    from migrate.parity.runner import _pool_winners, _route_pool
+    from migrate.parity.routing import _pool_winners, _route_pool
 
     pool = torch.nn.MaxPool2d(2)
     model = torch.nn.Sequential(pool)
@@ -416,7 +416,7 @@ def test_max_pool_windows_are_routed_as_mindspore_routed_them():
 def test_relu_sides_are_enforced_after_upstream_replays():
     """An element that replays upstream moved across a ReLU kink (it was within float noise of 0) is put back on
     the side MindSpore's output put it; the others are left alone."""
-    from migrate.parity.runner import _enforce_sides
+    from migrate.parity.routing import _enforce_sides
 
     ms_out = np.array([0.0, 0.5, 0.0, 2e-8], np.float32)  # MindSpore: inactive, active, inactive, active
     sides = [(0.0, True, np.packbits(ms_out > 0))]
@@ -436,7 +436,7 @@ def test_kink_slopes_from_both_outputs_and_from_packed_sides_agree(module):
     """The slope change the router applies at an element MindSpore put on another side of a kink: read off both
     outputs in torch's run (_straddles) and off this run's output against MindSpore's packed sides in the float64
     run (_flips_against), the same elements and the same change: MindSpore's slope minus torch's."""
-    from migrate.parity.runner import _flips_against, _straddles
+    from migrate.parity.routing import _flips_against, _straddles
 
     typ = type(module).__name__
     lo, hi = {"ReLU6": (0.0, 6.0), "Hardtanh": (-0.5, 0.5)}.get(typ, (0.0, None))

@@ -159,10 +159,10 @@ def test_equalized_learning_rate_hook_over_a_conv_built_from_star_args():
 def test_parity_copies_a_model_whose_hook_holds_a_computed_weight():
     """The float64 reference deep-copies the torch model; after one forward an equalized-learning-rate hook has set
     ``module.weight`` to a tensor computed from ``weight_orig`` (a non-leaf torch refuses to copy). The copy holds
-    it detached, and its hook computes it again in float64 (parity/runner.py ``_deepcopy_module``)."""
+    it detached, and its hook computes it again in float64 (parity/reference.py ``_deepcopy_module``)."""
     import torch
 
-    from migrate.parity.runner import _deepcopy_module
+    from migrate.parity.reference import _deepcopy_module
 
     ns = {"__name__": "torch_side"}
     exec(compile(EQUAL_LR, "<torch>", "exec"), ns)
