@@ -133,9 +133,25 @@ OTHER = [
     ("torch.nn.MultiLabelSoftMarginLoss", "m = nn.MultiLabelSoftMarginLoss(None, None, None, 'none')\n"
                                           "out = m(x, (y > 0).float())", X),
     ("torch.nn.functional.mse_loss", "out = F.mse_loss(x, y, size_average=None, reduce=None, reduction='sum')", X),
+    # copysign takes the sign bit of other, also of -0.0 (MindSpore's kernel took -0.0 as positive)
+    ("torch.copysign", "out = torch.copysign(x, torch.tensor([-0.0, 0.0, -1.0, 2.0]))", X),
+    ("torch.copysign", "out = (torch.copysign(x, -0.0), torch.copysign(x, 0.0))", X),
+    ("torch.copysign", "out = torch.copysign(i, torch.tensor([-0.0, 1.0, -0.0, -2.0], dtype=torch.float64))", I),
+    ("Tensor.copysign", "out = x.copysign(y * 0 - 0.0)", X),
+    ("Tensor.copysign_", "z = x.clone()\nz.copysign_(-0.0)\nout = z", X),
 ]
 
 
 @pytest.mark.parametrize("api,run,inputs", OTHER, ids=[r for _, r, _ in OTHER])
 def test_other_forms(api, run, inputs):
     run_case(Case(api, f"{HEADER}# @run\n{run}\n", inputs=inputs, id=run))
+
+
+def test_optimizer_built_between_the_forward_pass_and_backward():
+    """``out = net(x); opt = SGD(net.parameters()); loss = out.mean(); loss.backward(); opt.step()``: the forward
+    function starts after the optimizer (it was built inside it, grad_fn read its parameters before: NameError)."""
+    code = (f"{HEADER}# @run\nnet = nn.Linear(4, 2)\nnet.weight = nn.Parameter(w.clone())\n"
+            "net.bias = nn.Parameter(torch.zeros(2))\nout = net(x)\n"
+            "opt = torch.optim.SGD(net.parameters(), lr=0.5, momentum=0.9)\nloss = torch.mean(out * out)\n"
+            "loss.backward()\nopt.step()\nres = (net.weight * 1, net.bias * 1)\n")
+    run_case(Case("torch.optim.SGD", code, names=("res",), inputs={**X, "w": rng_array(2, 4, seed=2)}))
