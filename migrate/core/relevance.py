@@ -126,6 +126,8 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
             mask = API
         if node.attr == "type" and isinstance(node.value, ast.Attribute) and node.value.attr == "device":
             mask = API  # x.device.type (the table pass)
+        if node.attr in ("real", "imag"):
+            mask = API  # x.imag: a method in MindSpore (the table pass)
         if node.attr == "param_groups":
             mask |= PARAM_GROUPS
     elif isinstance(node, ast.Call):

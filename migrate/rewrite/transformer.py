@@ -637,6 +637,11 @@ class Rewriter(Parens, Transformer):
             # ``torch.max(x, 1).values``: torch's (values, indices) named tuple is a plain tuple in MindSpore
             return cst.Subscript(value=updated.value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(field))))],
                                  lpar=updated.lpar, rpar=updated.rpar)
+        if original.attr.value in ("real", "imag") and self.resolver.uses_torch() \
+                and self.resolver.tensor(original.value) == YES:
+            # ``x.imag``: an attribute in torch, a method in MindSpore (the bound method was the value: silent)
+            self._ok(f"Tensor.{original.attr.value} (-> .{original.attr.value}())")
+            return cst.Call(func=updated.with_changes(lpar=[], rpar=[]), lpar=updated.lpar, rpar=updated.rpar)
         if original.attr.value == "type" and self._device_value(original.value):
             self._ok("torch.device.type (-> torch's device type name)")
             return expr(f"_msmigrate_device_type({code(updated.value)})").with_changes(lpar=updated.lpar,

@@ -155,3 +155,33 @@ def test_optimizer_built_between_the_forward_pass_and_backward():
             "opt = torch.optim.SGD(net.parameters(), lr=0.5, momentum=0.9)\nloss = torch.mean(out * out)\n"
             "loss.backward()\nopt.step()\nres = (net.weight * 1, net.bias * 1)\n")
     run_case(Case("torch.optim.SGD", code, names=("res",), inputs={**X, "w": rng_array(2, 4, seed=2)}))
+
+
+def _script_both(source: str, name: str):
+    """The torch script and its conversion run as scripts (no mode alignment, no weight copy): the named value."""
+    from migrate import convert_source
+
+    ns_t: dict = {}
+    exec(source, ns_t)  # noqa: S102
+    result = convert_source(source)
+    assert not result.unsupported, result.unsupported
+    ns_m: dict = {}
+    exec(result.code, ns_m)  # noqa: S102
+    return ns_t[name].detach().resolve_conj().resolve_neg().numpy(), ns_m[name].asnumpy()
+
+
+def test_instance_norm_with_running_stats_built_in_a_script_is_in_training_mode():
+    """torch modules start in training mode (batch statistics); the InstanceNorm helper Cell started in inference
+    mode and normalised with its moving statistics (mean 0, variance 1: the input came back)."""
+    src = ("import torch\nimport torch.nn as nn\nm = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)\n"
+           "x = torch.arange(54, dtype=torch.float32).reshape(2, 3, 3, 3).sin()\nresult = m(x)\n")
+    t, m = _script_both(src, "result")
+    np.testing.assert_allclose(m, t, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("expr", ["x.imag", "x.T.imag + 1", "x.real", "x.conj().imag"])
+def test_real_and_imag_are_attributes(expr):
+    """``x.imag`` is a tensor in torch, a bound method in MindSpore (the method was the value: silent)."""
+    src = f"import torch\nx = torch.tensor([[1 + 2j, -3 + 0.5j]])\nresult = {expr}\n"
+    t, m = _script_both(src, "result")
+    np.testing.assert_allclose(m, t)
