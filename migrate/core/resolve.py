@@ -99,6 +99,34 @@ class Scope:
     attrs: dict[str, Binding] = field(default_factory=dict)  # class scope: self.<attr> bindings
 
 
+def _literal_data_dtype(node) -> str:
+    """The kind of numbers literal data holds (``[[1, 2], [3, -4]]``: INTEGER; ``[True]``: BOOL; any float:
+    FLOATING); UNKNOWN for anything but nested lists / tuples of number and bool literals."""
+    kinds: set[str] = set()
+
+    def walk(n) -> bool:
+        if isinstance(n, (cst.List, cst.Tuple)):
+            return all(walk(e.value) for e in n.elements if not isinstance(e, cst.StarredElement)) and not any(
+                isinstance(e, cst.StarredElement) for e in n.elements)
+        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, (cst.Minus, cst.Plus)):
+            return walk(n.expression)
+        if isinstance(n, cst.Integer):
+            kinds.add(INTEGER)
+        elif isinstance(n, cst.Float):
+            kinds.add(FLOATING)
+        elif isinstance(n, cst.Name) and n.value in ("True", "False"):
+            kinds.add(BOOL)
+        else:
+            return False
+        return True
+
+    if not walk(node) or not kinds:
+        return UNKNOWN
+    if FLOATING in kinds:
+        return FLOATING
+    return kinds.pop() if len(kinds) == 1 else INTEGER
+
+
 def is_torch(q: str | None) -> bool:
     return bool(q) and (q == "torch" or q.startswith("torch."))
 
@@ -505,6 +533,8 @@ class Resolver:
             last = q.rsplit(".", 1)[1]
             if torch_module_class(q):
                 return UNKNOWN  # a module, not a tensor
+            if q in ("torch.tensor", "torch.as_tensor") and node.args and node.args[0].keyword is None:
+                return _literal_data_dtype(node.args[0].value)  # torch.tensor([4, 10]) is int64
             return _FUNC_DTYPE.get(last, UNKNOWN) if q.startswith(("torch.", "torch.nn.functional.")) else UNKNOWN
         if isinstance(func, cst.Attribute) and not self.is_module_value(func):
             name = func.attr.value

@@ -139,6 +139,12 @@ OTHER = [
     ("torch.copysign", "out = torch.copysign(i, torch.tensor([-0.0, 1.0, -0.0, -2.0], dtype=torch.float64))", I),
     ("Tensor.copysign", "out = x.copysign(y * 0 - 0.0)", X),
     ("Tensor.copysign_", "z = x.clone()\nz.copysign_(-0.0)\nout = z", X),
+    # exp / log / trig / erf of integer or bool data: torch computes in float32, MindSpore raised TypeError
+    ("torch.log2", "out = torch.log2(torch.tensor([4, 10, 7, 9]))", {}),
+    ("Tensor.exp", "out = torch.tensor([[1, 2], [3, -4]]).exp()", {}),
+    ("torch.sigmoid", "out = torch.sigmoid(i > 0)", I),
+    ("Tensor.sqrt", "t = torch.tensor([True, False])\nout = t.sqrt()", {}),
+    ("torch.special.erf", "out = torch.special.erf(torch.tensor([0, 1, -2]))", {}),
 ]
 
 
