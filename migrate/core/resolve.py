@@ -85,6 +85,7 @@ class Binding:
     layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
     origin: str | None = None  # a sibling module's class: the file that defines it (Project)
     factory: bool = False  # a sibling module's function that returns a module it builds (``def resnet18(): ...``)
+    ctor: object = None  # a torch layer built here: the constructor call as written (its literal arguments)
     dtype: str = UNKNOWN  # dtype evidence for a value: FLOATING / INTEGER / BOOL / UNKNOWN (see Resolver.dtype)
 
 
@@ -272,7 +273,7 @@ class Resolver:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
             q = _canonical(self.qualify(node.func))
-            return Binding(tensor=NO, module=True, layer=q if is_torch(q) else None)
+            return Binding(tensor=NO, module=True, layer=q if is_torch(q) else None, ctor=node if is_torch(q) else None)
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)  # ``net = net.to(device)``
                 and node.func.attr.value in _RETURNS_MODULE and self.is_module_value(node.func.value)):
             return Binding(tensor=NO, module=True)
@@ -350,6 +351,16 @@ class Resolver:
                 return cls is not None and cls.module_class
             return self.is_module_class(node.func)
         return False
+
+    def layer_binding(self, node: cst.BaseExpression) -> Binding | None:
+        """The binding of a name or ``self.attr`` that holds a torch layer this file built, else None."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+        elif isinstance(node, cst.Attribute):
+            b = self._self_attr(node)
+        else:
+            return None
+        return b if b is not None and b.layer else None
 
     def layer_of(self, node: cst.BaseExpression) -> str | None:
         """The torch layer class ``node`` holds when this file built it (``self.bn`` after ``self.bn =

@@ -92,6 +92,7 @@ class Rewriter(Parens, Transformer):
         self._carry_to: int | None = None
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
+        self._rebinding_calls: set[int] = set()  # x = layer(x): calls whose input name is rebound to the result
         self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
         self._method_names = (frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
                               | _CELL_LACKS)
@@ -473,6 +474,9 @@ class Rewriter(Parens, Transformer):
         probe = self._module_probe(original)
         if probe is not None:
             return self._probe(*probe, original, updated)
+        written = self._inplace_layer_call(original, updated)
+        if written is not None:
+            return written
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -534,6 +538,27 @@ class Rewriter(Parens, Transformer):
                 return UNKNOWN
             return self.resolver.dtype(bound.get(name))
         return of
+
+    def _inplace_layer_call(self, original: cst.Call, updated: cst.Call):
+        """``m = nn.Hardswish(inplace=True)`` then ``r = m(y)``: torch writes the result into y, so the call is
+        ``y.copy_(m(y))`` (aliases of y see it). Left as is: ``x = m(x)`` (the name takes the result: what real code
+        writes; other aliases of the old x keep its values) and a fresh input (``m(self.bn(x))``)."""
+        if not isinstance(original.func, (cst.Name, cst.Attribute)) or id(original) in self._rebinding_calls:
+            return None
+        if len(original.args) != 1 or original.args[0].keyword is not None or original.args[0].star:
+            return None
+        b = self.resolver.layer_binding(original.func)
+        entry = self.table.lookup(b.layer) if b is not None and isinstance(b.ctor, cst.Call) else None
+        if entry is None or "inplace" not in entry.args or dotted(original.args[0].value) is None:
+            return None
+        try:
+            if Call(b.ctor, entry).literal("inplace") is not True:
+                return None
+        except Unsupported:
+            return None
+        self._ok(f"{b.layer} (inplace=True: the result written into the input)")
+        return cst.Call(func=cst.Attribute(value=updated.args[0].value, attr=cst.Name("copy_")),
+                        args=[cst.Arg(updated.with_changes(lpar=[], rpar=[]))], lpar=updated.lpar, rpar=updated.rpar)
 
     @staticmethod
     def _inplace_target(updated: cst.Call, entry: Entry):
@@ -625,6 +650,9 @@ class Rewriter(Parens, Transformer):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.value, cst.Call):
             self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
+            first = node.value.args[0].value if node.value.args else None
+            if first is not None and code(first) == code(node.targets[0].target):
+                self._rebinding_calls.add(id(node.value))  # x = self.relu(x): the input's name takes the result
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         target = self._rebinds.pop(id(original.value), None)

@@ -196,3 +196,25 @@ def test_real_and_imag_are_attributes(expr):
     src = f"import torch\nx = torch.tensor([[1 + 2j, -3 + 0.5j]])\nresult = {expr}\n"
     t, m = _script_both(src, "result")
     np.testing.assert_allclose(m, t)
+
+
+@pytest.mark.parametrize("src", [
+    "model = nn.Hardswish(inplace=True)\nresult = model(y)\nout = (result, y, alias)",
+    "model = nn.LeakyReLU(0.1, True)\nresult = model(y)\nout = (result, y, alias)",
+    "model = nn.ReLU(inplace=True)\ny = model(y)\nout = (y, alias * 0 + 1)",  # the name takes the result: left as is
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.act = nn.ReLU6(True)\n"
+    "    def forward(self, x):\n        a = self.act(x)\n        return a + x\nout = (B()(y), y)",
+])
+def test_inplace_module_form(src):
+    """A layer built with inplace=True writes its result into its input (torch); MindSpore's layer returned it
+    and left the input as it was."""
+    code = ("import torch\nimport torch.nn as nn\ny = torch.tensor([[-4.0, -1.5, 0.0, 2.5, 7.0]])\nalias = y\n"
+            f"{src}\n")
+    from migrate import convert_source
+
+    ns_t: dict = {}
+    exec(code, ns_t)  # noqa: S102
+    ns_m: dict = {}
+    exec(convert_source(code).code, ns_m)  # noqa: S102
+    for t, m in zip(ns_t["out"], ns_m["out"]):
+        np.testing.assert_allclose(m.asnumpy(), t.detach().numpy(), rtol=1e-6)
