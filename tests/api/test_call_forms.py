@@ -150,6 +150,12 @@ OTHER = [
                                    "out = (r, o)", X),
     ("torch.mvlgamma", "out = torch.mvlgamma(x.abs() + 0.2, 3)", X),
     ("Tensor.mvlgamma", "out = (x.abs() + 0.1).double().mvlgamma(p=1)", X),
+    # a one-element tensor as narrow's start, an int maxnorm / margin: torch takes them, MindSpore raised TypeError
+    ("torch.narrow", "out = torch.narrow(x, 0, torch.tensor(1), 2)", X),
+    ("Tensor.narrow", "s = torch.tensor(2)\nout = x.narrow(1, s, 2)", X),
+    ("Tensor.renorm", "out = x.renorm(2, 0, 1)", X),
+    ("torch.renorm", "m = 1\nout = torch.renorm(x, 1, 1, m)", X),
+    ("torch.nn.functional.multi_margin_loss", "out = F.multi_margin_loss(x, torch.tensor([0, 2, 1]), margin=2)", X),
 ]
 
 
