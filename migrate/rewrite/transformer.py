@@ -81,6 +81,7 @@ class Rewriter(Parens, Transformer):
         self.resolver = ctx.resolver
         self.binder = Binder(ctx.resolver)
         self._pending: list[list[str]] = []  # marker comments per open statement
+        self._strided_layouts: set[int] = set()  # calls that write layout=torch.strided (the default)
         self._skip: set[int] = set()  # ids of nodes that are not references (callees, inner chain parts)
         self._bases: set[int] = set()  # ids of class-base expressions
         self._class_stack: list[bool] = []
@@ -365,6 +366,11 @@ class Rewriter(Parens, Transformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+        for a in node.args:  # layout=torch.strided: torch's default (dense), written out; dropped in _convert
+            if a.keyword is not None and a.keyword.value == "layout" and canonical(
+                    self.resolver.qualify(a.value) or "") == "torch.strided":
+                self._skip.add(id(a.value))
+                self._strided_layouts.add(id(node))
         probe = self._module_probe(node)
         if probe is not None:  # hasattr(torch, "compile"): the module itself is not a use, the probe is
             self._skip.add(id(node.args[0].value))
@@ -487,6 +493,8 @@ class Rewriter(Parens, Transformer):
         return updated
 
     def _convert(self, api: str, updated: cst.Call, original: cst.Call):
+        if id(original) in self._strided_layouts:
+            updated = _without_keyword(updated, "layout")
         entry = self.table.lookup(api)
         if entry is None:
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
@@ -574,6 +582,8 @@ class Rewriter(Parens, Transformer):
         return target, (True if call.literal("inplace") is True else flag)
 
     def _method(self, original: cst.Call, updated: cst.Call):
+        if id(original) in self._strided_layouts:
+            updated = _without_keyword(updated, "layout")
         name = original.func.attr.value
         if name in self.ctx.deferred_methods or self.resolver.is_module_value(original.func):
             return updated  # a later pass's method, or a call of a submodule (`self.relu(x)`)
@@ -849,3 +859,11 @@ def _is_none(node: cst.BaseExpression) -> bool:
 _VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "cummax", "cummin", "kthvalue", "mode", "median",
                              "nanmedian"})
 _RESULT_FIELDS = {"values": 0, "indices": 1}
+
+
+def _without_keyword(call: cst.Call, name: str) -> cst.Call:
+    """``call`` without its ``name=`` argument (the argument before it ends the call when it was the last)."""
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == name)]
+    if args and len(args) < len(call.args) and call.args[-1].keyword is not None and call.args[-1].keyword.value == name:
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
+    return call.with_changes(args=args)

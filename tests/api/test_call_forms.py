@@ -156,6 +156,10 @@ OTHER = [
     ("Tensor.renorm", "out = x.renorm(2, 0, 1)", X),
     ("torch.renorm", "m = 1\nout = torch.renorm(x, 1, 1, m)", X),
     ("torch.nn.functional.multi_margin_loss", "out = F.multi_margin_loss(x, torch.tensor([0, 2, 1]), margin=2)", X),
+    # layout=torch.strided is torch's default (dense tensors), written out: dropped (it was refused)
+    ("torch.full", "out = torch.full((2, 3), 1.5, layout=torch.strided)", {}),
+    ("torch.eye", "out = torch.eye(3, layout=torch.strided, dtype=torch.float64)", {}),
+    ("Tensor.new_zeros", "out = x.new_zeros((2,), layout=torch.strided)", X),
 ]
 
 
