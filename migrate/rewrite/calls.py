@@ -70,7 +70,7 @@ class Call:
                     raise Misfit(f"too many positional arguments (signature: {', '.join(names)})")
                 i += 1
             else:
-                name = arg.keyword.value
+                name = entry.aliases.get(arg.keyword.value, arg.keyword.value)
                 if name == entry.varargs and not self.varargs:  # torch.zeros(size=(2, 3))
                     self.varargs.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
                     continue
