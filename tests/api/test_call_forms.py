@@ -153,6 +153,9 @@ OTHER = [
     # a one-element tensor as narrow's start, an int maxnorm / margin: torch takes them, MindSpore raised TypeError
     ("torch.narrow", "out = torch.narrow(x, 0, torch.tensor(1), 2)", X),
     ("Tensor.narrow", "s = torch.tensor(2)\nout = x.narrow(1, s, 2)", X),
+    ("Tensor.narrow", "out = x.narrow(-1, -2, 2)", X),
+    ("torch.narrow_copy", "out = torch.narrow_copy(x, dim=1, start=-1, length=1)", X),
+    ("Tensor.narrow_copy", "out = x.narrow_copy(0, torch.tensor(-1), 1)", X),
     ("Tensor.renorm", "out = x.renorm(2, 0, 1)", X),
     ("torch.renorm", "m = 1\nout = torch.renorm(x, 1, 1, m)", X),
     ("torch.nn.functional.multi_margin_loss", "out = F.multi_margin_loss(x, torch.tensor([0, 2, 1]), margin=2)", X),
