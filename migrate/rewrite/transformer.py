@@ -688,13 +688,16 @@ class Rewriter(Parens, Transformer):
             for name, layer, renames, _ in reversed(self._narrowed):
                 if name == original.value.value:
                     if original.attr.value in renames:
-                        new = expr(f"{name}.{renames[original.attr.value]}")
+                        new = expr(_attr_form(renames[original.attr.value], name))
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
                         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
                     break
         layer = self.resolver.layer_of(original.value)  # ``self.bn.weight`` after ``self.bn = nn.BatchNorm2d(c)``
         if layer is not None and original.attr.value in (renames := self._layer_renames(layer)):
             self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
+            if "{self}" in renames[original.attr.value]:  # an expression of the cell (the entry's attrs)
+                return expr(_attr_form(renames[original.attr.value], code(updated.value))).with_changes(
+                    lpar=updated.lpar, rpar=updated.rpar)
             return updated.with_changes(attr=cst.Name(renames[original.attr.value]))
         if id(original) in self._skip:
             return updated
@@ -867,3 +870,9 @@ def _without_keyword(call: cst.Call, name: str) -> cst.Call:
     if args and len(args) < len(call.args) and call.args[-1].keyword is not None and call.args[-1].keyword.value == name:
         args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
     return call.with_changes(args=args)
+
+
+def _attr_form(form: str, obj: str) -> str:
+    """An entry's ``attrs`` value for a read of the attribute on ``obj``: a MindSpore attribute name, or an
+    expression of the cell (``{self}``: ReflectionPad's padding read back in torch's order)."""
+    return form.replace("{self}", obj) if "{self}" in form else f"{obj}.{form}"

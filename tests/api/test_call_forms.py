@@ -234,3 +234,17 @@ def test_inplace_module_form(src):
     exec(convert_source(code).code, ns_m)  # noqa: S102
     for t, m in zip(ns_t["out"], ns_m["out"]):
         np.testing.assert_allclose(m.asnumpy(), t.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ctor", ["nn.ReflectionPad1d(2)", "nn.ReflectionPad1d((1, 3))", "nn.ReflectionPad2d((1, 2, 0, 1))",
+                                  "nn.ReflectionPad3d((1, 0, 2, 1, 0, 1))"])
+def test_reflection_pad_padding_attribute_in_torch_order(ctor):
+    """MindSpore's ReflectionPad holds padding as pairs, last dim last; torch a flat tuple, last dim first."""
+    from migrate import convert_source
+
+    src = f"import torch\nimport torch.nn as nn\nm = {ctor}\nresult = m.padding\n"
+    ns_t: dict = {}
+    exec(src, ns_t)  # noqa: S102
+    ns_m: dict = {}
+    exec(convert_source(src).code, ns_m)  # noqa: S102
+    assert ns_m["result"] == ns_t["result"]
