@@ -517,7 +517,8 @@ class Rewriter(Parens, Transformer):
         try:
             target, flag = self._inplace_target(updated, entry)
             call = Call(updated, entry)
-            call.dtype_of = self._dtype_of(original, entry)
+            # the evidence is read on the source call without out= (the entry does not list it: binding failed)
+            call.dtype_of = self._dtype_of(_without_keyword(original, "out") if out is not None else original, entry)
             new = call.convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)

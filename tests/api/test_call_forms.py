@@ -145,6 +145,7 @@ OTHER = [
     ("torch.sigmoid", "out = torch.sigmoid(i > 0)", I),
     ("Tensor.sqrt", "t = torch.tensor([True, False])\nout = t.sqrt()", {}),
     ("torch.special.erf", "out = torch.special.erf(torch.tensor([0, 1, -2]))", {}),
+    ("torch.log", "o = torch.zeros(4)\nr = torch.log(torch.tensor([4, 10, 7, 9]), out=o)\nout = (r, o)", {}),
     # mvlgamma of x <= (p-1)/2: torch computes it; MindSpore's kernel raised, and under out= gave garbage
     ("torch.special.multigammaln", "o = torch.tensor([])\nr = torch.special.multigammaln(input=x.abs(), p=2, out=o)\n"
                                    "out = (r, o)", X),
