@@ -167,6 +167,9 @@ OTHER = [
     # torch's other keyword for the first argument (the table's aliases)
     ("torch.linalg.norm", "out = torch.linalg.norm(input=x)", X),
     ("torch.linalg.matrix_rank", "out = torch.linalg.matrix_rank(input=x)", X),
+    # an int sample spacing (MindSpore's fftfreq takes a float d)
+    ("torch.fft.fftfreq", "out = torch.fft.fftfreq(5, 2)", {}),
+    ("torch.fft.rfftfreq", "d = 3\nout = torch.fft.rfftfreq(6, d=d, dtype=torch.float64)", {}),
 ]
 
 
