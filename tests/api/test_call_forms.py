@@ -164,6 +164,7 @@ OTHER = [
     ("torch.full", "out = torch.full((2, 3), 1.5, layout=torch.strided)", {}),
     ("torch.eye", "out = torch.eye(3, layout=torch.strided, dtype=torch.float64)", {}),
     ("Tensor.new_zeros", "out = x.new_zeros((2,), layout=torch.strided)", X),
+    ("torch.tril_indices", "out = torch.tril_indices(3, 3, layout=torch.strided)", {}),
     # torch's other keyword for the first argument (the table's aliases)
     ("torch.linalg.norm", "out = torch.linalg.norm(input=x)", X),
     ("torch.linalg.matrix_rank", "out = torch.linalg.matrix_rank(input=x)", X),
