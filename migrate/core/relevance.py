@@ -71,7 +71,7 @@ def analyse(module: cst.Module, tree: ast.Module | None, methods: frozenset | se
         return Relevance()
     names = _interesting_names(tree)  # None: any name may be torch's
     relevant: dict[int, int] = {}
-    _mark(tree, names, methods, attrs, relevant)
+    _mark(tree, names, methods, attrs, relevant, _inplace_layers(tree))
     masks: dict[int, int] = {}
     nodes: dict[int, cst.CSTNode] = {}
     try:
@@ -118,7 +118,24 @@ def _interesting_names(tree: ast.Module) -> set[str] | None:
     return names
 
 
-def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int:
+def _inplace_layers(tree: ast.Module) -> frozenset[str]:
+    """Names (or ``self.<attr>`` attribute names) bound to a call with ``inplace=True`` or a positional ``True``
+    (``relu = nn.ReLU(inplace=True)``): their calls may write into their input (the table pass decides)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
+                any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
+                    for k in node.value.keywords)
+                or any(isinstance(a, ast.Constant) and a.value is True for a in node.value.args)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    found.add(t.id)
+                elif isinstance(t, ast.Attribute):
+                    found.add(t.attr)
+    return frozenset(found)
+
+
+def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int], inplace=frozenset()) -> int:
     mask = 0
     if isinstance(node, ast.Name):
         if names is None or node.id in names:
@@ -128,11 +145,16 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
             mask = API
         if node.attr == "type" and isinstance(node.value, ast.Attribute) and node.value.attr == "device":
             mask = API  # x.device.type (the table pass)
+        if node.attr in ("real", "imag"):
+            mask = API  # x.imag: a method in MindSpore (the table pass)
         if node.attr == "param_groups":
             mask |= PARAM_GROUPS
     elif isinstance(node, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr in methods:
             mask = API
+        if inplace and ((isinstance(node.func, ast.Name) and node.func.id in inplace) or (
+                isinstance(node.func, ast.Attribute) and node.func.attr in inplace)):
+            mask = API  # a call of a layer built with inplace=True
     elif isinstance(node, ast.BinOp):
         if isinstance(node.op, _OPERATOR_NODES):
             mask = OPERATORS
@@ -156,7 +178,7 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
     if names is None and isinstance(node, ast.stmt):
         mask |= API
     for child in ast.iter_child_nodes(node):
-        mask |= _mark(child, names, methods, attrs, relevant)
+        mask |= _mark(child, names, methods, attrs, relevant, inplace)
     if isinstance(node, ast.stmt):
         relevant[id(node)] = mask
     return mask

@@ -85,6 +85,7 @@ class Binding:
     layer: str | None = None  # a torch layer built here (``self.bn = nn.BatchNorm2d(c)``): its canonical class
     origin: str | None = None  # a sibling module's class: the file that defines it (Project)
     factory: bool = False  # a sibling module's function that returns a module it builds (``def resnet18(): ...``)
+    ctor: object = None  # a torch layer built here: the constructor call as written (its literal arguments)
     dtype: str = UNKNOWN  # dtype evidence for a value: FLOATING / INTEGER / BOOL / UNKNOWN (see Resolver.dtype)
 
 
@@ -97,6 +98,34 @@ class Scope:
     forward: bool = False  # function scope: forward/construct of a module class
     self_name: str | None = None  # method scope: the first parameter
     attrs: dict[str, Binding] = field(default_factory=dict)  # class scope: self.<attr> bindings
+
+
+def _literal_data_dtype(node) -> str:
+    """The kind of numbers literal data holds (``[[1, 2], [3, -4]]``: INTEGER; ``[True]``: BOOL; any float:
+    FLOATING); UNKNOWN for anything but nested lists / tuples of number and bool literals."""
+    kinds: set[str] = set()
+
+    def walk(n) -> bool:
+        if isinstance(n, (cst.List, cst.Tuple)):
+            return all(walk(e.value) for e in n.elements if not isinstance(e, cst.StarredElement)) and not any(
+                isinstance(e, cst.StarredElement) for e in n.elements)
+        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, (cst.Minus, cst.Plus)):
+            return walk(n.expression)
+        if isinstance(n, cst.Integer):
+            kinds.add(INTEGER)
+        elif isinstance(n, cst.Float):
+            kinds.add(FLOATING)
+        elif isinstance(n, cst.Name) and n.value in ("True", "False"):
+            kinds.add(BOOL)
+        else:
+            return False
+        return True
+
+    if not walk(node) or not kinds:
+        return UNKNOWN
+    if FLOATING in kinds:
+        return FLOATING
+    return kinds.pop() if len(kinds) == 1 else INTEGER
 
 
 def is_torch(q: str | None) -> bool:
@@ -244,7 +273,7 @@ class Resolver:
             return Binding()
         if isinstance(node, cst.Call) and self.is_module_class(node.func):
             q = _canonical(self.qualify(node.func))
-            return Binding(tensor=NO, module=True, layer=q if is_torch(q) else None)
+            return Binding(tensor=NO, module=True, layer=q if is_torch(q) else None, ctor=node if is_torch(q) else None)
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)  # ``net = net.to(device)``
                 and node.func.attr.value in _RETURNS_MODULE and self.is_module_value(node.func.value)):
             return Binding(tensor=NO, module=True)
@@ -329,6 +358,16 @@ class Resolver:
                 return cls is not None and cls.module_class
             return self.is_module_class(node.func)
         return False
+
+    def layer_binding(self, node: cst.BaseExpression) -> Binding | None:
+        """The binding of a name or ``self.attr`` that holds a torch layer this file built, else None."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+        elif isinstance(node, cst.Attribute):
+            b = self._self_attr(node)
+        else:
+            return None
+        return b if b is not None and b.layer else None
 
     def layer_of(self, node: cst.BaseExpression) -> str | None:
         """The torch layer class ``node`` holds when this file built it (``self.bn`` after ``self.bn =
@@ -512,6 +551,8 @@ class Resolver:
             last = q.rsplit(".", 1)[1]
             if torch_module_class(q):
                 return UNKNOWN  # a module, not a tensor
+            if q in ("torch.tensor", "torch.as_tensor") and node.args and node.args[0].keyword is None:
+                return _literal_data_dtype(node.args[0].value)  # torch.tensor([4, 10]) is int64
             return _FUNC_DTYPE.get(last, UNKNOWN) if q.startswith(("torch.", "torch.nn.functional.")) else UNKNOWN
         if isinstance(func, cst.Attribute) and not self.is_module_value(func):
             name = func.attr.value

@@ -52,6 +52,38 @@ def float_receiver(call) -> None:
         call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
 
 
+def int_float(call) -> None:
+    """torch computes exp / log / the trig and erf families of an integer or bool input in float32; MindSpore
+    raises TypeError (measured). Where the dtype evidence says the input is integer or bool (``torch.tensor([4,
+    10])``, ``x > 0``) it is cast with ``.float()``; an input of unknown dtype stays as written (no run-time guard:
+    an integer one fails loudly)."""
+    name = "input" if "input" in call.bound else None
+    if name is not None and call.dtype_of(name) in ("integer", "bool"):
+        call.set(name, f"{atom_code(call.bound[name])}.float()")
+
+
+def int_float_receiver(call) -> None:
+    """Tensor-method form of int_float (``torch.tensor([4, 10]).log2()``)."""
+    if call.dtype_of("self") in ("integer", "bool"):
+        new = expr(f"{atom_code(call.receiver)}.float()")
+        call.node = call.node.with_changes(func=call.node.func.with_changes(value=new))
+
+
+def narrow_start(call) -> None:
+    """torch's narrow takes a 0-d tensor start and a negative start (counted from the end); MindSpore's an int in
+    [0, size). A non-negative int literal stays; another start becomes ``int(start) % x.shape[dim]`` when the
+    tensor is a name or attribute (else ``int(start)``: a negative one fails loudly)."""
+    start = call.literal("start")
+    if isinstance(start, int) and not isinstance(start, bool) and start >= 0:
+        return
+    src = code(call.bound["start"])
+    tensor = call.receiver if call.receiver is not None else call.bound.get("input")
+    if tensor is not None and isinstance(tensor, _SIMPLE) and "dim" in call.bound:
+        call.set("start", f"int({src}) % {code(tensor)}.shape[{code(call.bound['dim'])}]")
+    else:
+        call.set("start", f"int({src})")
+
+
 def l1_loss(call) -> None:
     """torch's l1_loss(reduction='sum') of integer inputs sums in int64, MindSpore's kept int32 (measured, silent).
     Only then is the helper _msm_l1_loss needed: with a literal reduction other than 'sum', or a floating input by
@@ -302,7 +334,7 @@ def tensor_to(call) -> None:
         call.replacement = expr(f"{code(call.replacement)}.astype({code(dtype)})")
 
 
-RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver, l1_loss)}
+RULES = {f.__name__: f for f in (softmax_dim, dims_varargs, int_index, scatter_src, stride_none, float_p, sequence_varargs, float_input, torch_norm, linspace, randint, tensor_to, round_decimals, nansum_dtype, float_receiver, l1_loss, int_float, int_float_receiver, narrow_start)}
 
 
 def full_dtype(call) -> None:

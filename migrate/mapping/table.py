@@ -28,7 +28,7 @@ TENSOR_NAMES_FILE = "torch_tensor_methods.txt"
 _FIELDS = {
     "torch", "kind", "ms", "args", "keep_positional", "rename", "fill", "transform", "inject", "drop",
     "unsupported", "allow", "rule", "forms", "notes", "inplace", "rebind", "helper", "kwargs", "train_mode",
-    "value", "attrs", "base", "value_class",
+    "value", "attrs", "base", "value_class", "aliases",
 }
 
 
@@ -53,6 +53,7 @@ class Entry:
     args: tuple[str, ...] = ()
     keep_positional: int = 0
     rename: dict = field(default_factory=dict)
+    aliases: dict = field(default_factory=dict)  # another keyword torch accepts for an argument: {input = "A"}
     fill: dict = field(default_factory=dict)
     transform: dict = field(default_factory=dict)
     inject: dict = field(default_factory=dict)
@@ -210,7 +211,7 @@ def _entry(raw: dict, where: str) -> Entry:
             raise fail(f"unknown rule {raw['rule']!r} (known: {sorted(rules.RULES)})")
     return Entry(
         torch=raw["torch"], kind=raw["kind"], ms=raw.get("ms"), args=args, keep_positional=kp,
-        rename=dict(raw.get("rename", {})), fill=dict(raw.get("fill", {})),
+        rename=dict(raw.get("rename", {})), fill=dict(raw.get("fill", {})), aliases=dict(raw.get("aliases", {})),
         transform=dict(raw.get("transform", {})), inject=dict(raw.get("inject", {})),
         drop=tuple(raw.get("drop", ())), unsupported=dict(raw.get("unsupported", {})),
         allow={k: tuple(v) for k, v in raw.get("allow", {}).items()}, rule=raw.get("rule"),

@@ -70,7 +70,7 @@ class Call:
                     raise Misfit(f"too many positional arguments (signature: {', '.join(names)})")
                 i += 1
             else:
-                name = arg.keyword.value
+                name = entry.aliases.get(arg.keyword.value, arg.keyword.value)
                 if name == entry.varargs and not self.varargs:  # torch.zeros(size=(2, 3))
                     self.varargs.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
                     continue
@@ -156,7 +156,7 @@ class Call:
             self.bound.pop(name, None)
         for form in e.forms:
             if all(n in self.bound for n in form.when) and not any(n in self.bound for n in form.absent):
-                result = expr(self._format(form.template))
+                result = expr(_literal_casts(self._format(form.template)))
                 if self.forwarded:
                     if not isinstance(result, cst.Call):
                         raise Misfit(f"cannot map **{code(self.forwarded[0].value)} onto the signature")
@@ -342,3 +342,15 @@ def _fold(source: str) -> cst.BaseExpression:
             return expr(repr(round(value, 12)))
         return expr(repr(value))
     return expr(source)
+
+
+_INT_OF_LITERAL = re.compile(r"(?<![\w.])int\((-?\d+)\)")
+_FLOAT_OF_LITERAL = re.compile(r"(?<![\w.])float\((-?\d+)(\.\d*)?\)")
+
+
+def _literal_casts(text: str) -> str:
+    """A template's ``int({start})`` / ``float({maxnorm})`` of a literal argument is the literal (``2``, ``5.0``):
+    the cast is there for a tensor or an int the call gives at run time."""
+    text = _INT_OF_LITERAL.sub(r"\1", text)
+    return _FLOAT_OF_LITERAL.sub(lambda m: m.group(1) + (m.group(2) if m.group(2) and len(m.group(2)) > 1 else ".0"),
+                                 text)

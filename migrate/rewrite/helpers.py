@@ -113,6 +113,17 @@ def _msm_signbit(x):
     bits = {ms.float16: ms.int16, ms.bfloat16: ms.int16, ms.float32: ms.int32, ms.float64: ms.int64}.get(x.dtype)
     return x.view(bits) < 0 if bits is not None else x < 0
 ''',
+    "_msm_copysign": '''
+def _msm_copysign(a, b):
+    """copysign as in PyTorch: the sign is b's sign bit, also of -0.0 (MindSpore's kernel takes -0.0 as positive);
+    mixed dtypes promote as torch promotes them."""
+    if not ops.is_tensor(b):
+        r = ops.abs(ops.copysign(a, b))
+        return -r if str(float(b)).startswith("-") else r
+    a, b = _msm_promote([a, b]) if ops.is_tensor(a) else (a, b)
+    r = ops.abs(ops.copysign(a, b))
+    return ops.where(_msm_signbit(b), -r, r)
+''',
     "_msm_broadcast": '''
 def _msm_broadcast(*tensors):
     """The tensors broadcast to one shape, as torch's kernels broadcast them (MindSpore's cross and polar read
@@ -167,6 +178,8 @@ def may_need(source: str) -> bool:
 def _definitions(module: cst.Module, code: str) -> list:
     """The statements defining the helpers ``code`` (the text of ``module``) calls and does not define."""
     used = [name for name in dict.fromkeys(_CALL.findall(code)) if name in HELPERS]
+    for name in used:  # the helpers a helper calls (the list grows while it is walked)
+        used.extend(n for n in _CALL.findall(HELPERS[name]) if n in HELPERS and n not in used)
     defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
     defs = [stmt for n in used if n not in defined for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
     return [d.with_changes(leading_lines=[cst.EmptyLine()] * (1 if i == 0 else 2)) if isinstance(d, cst.FunctionDef)

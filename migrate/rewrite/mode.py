@@ -59,8 +59,14 @@ def run(module: cst.Module, ctx) -> cst.Module:
 
 
 def _mode_layers(table) -> frozenset[str]:
-    """The MindSpore class names (last part) of the table's mode-dependent layers."""
+    """The MindSpore class names (last part) of the table's mode-dependent layers, and the helper Cells (emitted
+    into the converted file, ``_MsmigrateInstanceNorm``) whose construct reads ``self.training``."""
+    from ..helpers import registry
+
     names = set(MODE_LAYERS)
+    for helper in registry().values():
+        if "self.training" in helper.source:
+            names.update(d for d in helper.defines if d.startswith("_Msmigrate"))
     for e in table.entries:
         if e.train_mode:
             names.add(e.torch.rsplit(".", 1)[-1])
@@ -85,7 +91,7 @@ class _Mode(cst.CSTTransformer):
         if name is None:
             return False
         if "." not in name:
-            if name in self.cells:
+            if name in self.cells or (name.startswith("_Msmigrate") and name in self.layers):
                 return True
             b = self.ctx.resolver.scopes[0].names.get(name)
             if b is not None and (b.qualname or "").startswith(("torch.", "mindspore.")):

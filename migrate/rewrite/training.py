@@ -783,6 +783,12 @@ class TrainingPass:
         dep.reverse()
         if not dep:
             return "the loss is not computed in the same block as backward()"
+        # the optimizer built between the forward pass and backward() (`out = net(x); opt = SGD(net.parameters());
+        # loss = out.mean()`): the forward function starts after it (grad_fn reads opt.parameters), and the
+        # forward statements before it are recomputed inside, as after a previous step
+        built = [j for j in range(prev_step + 1, group[0]) if opt in _assigned(stmts[j])]
+        if built and any(j < built[-1] for j in dep):
+            prev_step = built[-1]
         at = next((j for j in dep if j > prev_step), group[0])
         # before the previous step: recompute only what depends on this optimizer's models (a GAN's fake = G(z),
         # for G's gradients); other values are passed in as they are now (after any in-place edits since)
@@ -790,6 +796,8 @@ class TrainingPass:
         if models:
             live, keep = set(models), []
             for j in earlier:
+                if _assigned(stmts[j]) & (set(models) | {opt}):
+                    continue  # the statement that builds a model (or the optimizer) is never recomputed
                 if _names(stmts[j]) & live:
                     keep.append(j)
                     live |= _assigned(stmts[j])

@@ -90,6 +90,7 @@ class Rewriter(Parens, Transformer):
         self.resolver = ctx.resolver
         self.binder = Binder(ctx.resolver)
         self._pending: list[list[str]] = []  # marker comments per open statement
+        self._strided_layouts: set[int] = set()  # calls that write layout=torch.strided (the default)
         self._skip: set[int] = set()  # ids of nodes that are not references (callees, inner chain parts)
         self._bases: set[int] = set()  # ids of class-base expressions
         self._class_stack: list[bool] = []
@@ -101,6 +102,7 @@ class Rewriter(Parens, Transformer):
         self._carry_to: int | None = None
         self._statement_calls: set[int] = set()  # ids of calls that are a whole expression statement
         self._rebinds: dict[int, cst.BaseExpression] = {}  # in-place call id -> receiver to assign to
+        self._rebinding_calls: set[int] = set()  # x = layer(x): calls whose input name is rebound to the result
         self._pure_links: set[int] = set()  # in-place links whose statement writes back (inplace.subscript_chain)
         self._method_names = (frozenset(ctx.table.methods) | ctx.table.tensor_method_names | ctx.deferred_methods
                               | _CELL_LACKS)
@@ -394,6 +396,11 @@ class Rewriter(Parens, Transformer):
     # -- API uses -------------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._skip.add(id(node.func))
+        for a in node.args:  # layout=torch.strided: torch's default (dense), written out; dropped in _convert
+            if a.keyword is not None and a.keyword.value == "layout" and canonical(
+                    self.resolver.qualify(a.value) or "") == "torch.strided":
+                self._skip.add(id(a.value))
+                self._strided_layouts.add(id(node))
         probe = self._module_probe(node)
         if probe is not None:  # hasattr(torch, "compile"): the module itself is not a use, the probe is
             self._skip.add(id(node.args[0].value))
@@ -503,6 +510,9 @@ class Rewriter(Parens, Transformer):
         probe = self._module_probe(original)
         if probe is not None:
             return self._probe(*probe, original, updated)
+        written = self._inplace_layer_call(original, updated)
+        if written is not None:
+            return written
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -516,6 +526,8 @@ class Rewriter(Parens, Transformer):
         return updated
 
     def _convert(self, api: str, updated: cst.Call, original: cst.Call):
+        if id(original) in self._strided_layouts:
+            updated = _without_keyword(updated, "layout")
         entry = self.table.lookup(api)
         if entry is None:
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
@@ -538,7 +550,8 @@ class Rewriter(Parens, Transformer):
         try:
             target, flag = self._inplace_target(updated, entry)
             call = Call(updated, entry)
-            call.dtype_of = self._dtype_of(original, entry)
+            # the evidence is read on the source call without out= (the entry does not list it: binding failed)
+            call.dtype_of = self._dtype_of(_without_keyword(original, "out") if out is not None else original, entry)
             call.torch_data = self._torch_data()
             new = call.convert()
         except Unsupported as exc:
@@ -575,6 +588,27 @@ class Rewriter(Parens, Transformer):
             return self.resolver.dtype(bound.get(name))
         return of
 
+    def _inplace_layer_call(self, original: cst.Call, updated: cst.Call):
+        """``m = nn.Hardswish(inplace=True)`` then ``r = m(y)``: torch writes the result into y, so the call is
+        ``y.copy_(m(y))`` (aliases of y see it). Left as is: ``x = m(x)`` (the name takes the result: what real code
+        writes; other aliases of the old x keep its values) and a fresh input (``m(self.bn(x))``)."""
+        if not isinstance(original.func, (cst.Name, cst.Attribute)) or id(original) in self._rebinding_calls:
+            return None
+        if len(original.args) != 1 or original.args[0].keyword is not None or original.args[0].star:
+            return None
+        b = self.resolver.layer_binding(original.func)
+        entry = self.table.lookup(b.layer) if b is not None and isinstance(b.ctor, cst.Call) else None
+        if entry is None or "inplace" not in entry.args or dotted(original.args[0].value) is None:
+            return None
+        try:
+            if Call(b.ctor, entry).literal("inplace") is not True:
+                return None
+        except Unsupported:
+            return None
+        self._ok(f"{b.layer} (inplace=True: the result written into the input)")
+        return cst.Call(func=cst.Attribute(value=updated.args[0].value, attr=cst.Name("copy_")),
+                        args=[cst.Arg(updated.with_changes(lpar=[], rpar=[]))], lpar=updated.lpar, rpar=updated.rpar)
+
     @staticmethod
     def _inplace_target(updated: cst.Call, entry: Entry):
         """A functional call with ``inplace`` (``F.relu(x, inplace=True)``, ``F.relu6(x, flag)``): (x, True) when
@@ -589,6 +623,8 @@ class Rewriter(Parens, Transformer):
         return target, (True if call.literal("inplace") is True else flag)
 
     def _method(self, original: cst.Call, updated: cst.Call):
+        if id(original) in self._strided_layouts:
+            updated = _without_keyword(updated, "layout")
         name = original.func.attr.value
         if name in self.ctx.deferred_methods or self.resolver.is_module_value(original.func):
             return updated  # a later pass's method, or a call of a submodule (`self.relu(x)`)
@@ -674,6 +710,9 @@ class Rewriter(Parens, Transformer):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.value, cst.Call):
             self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
+            first = node.value.args[0].value if node.value.args else None
+            if first is not None and code(first) == code(node.targets[0].target):
+                self._rebinding_calls.add(id(node.value))  # x = self.relu(x): the input's name takes the result
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         target = self._rebinds.pop(id(original.value), None)
@@ -686,6 +725,11 @@ class Rewriter(Parens, Transformer):
             # ``torch.max(x, 1).values``: torch's (values, indices) named tuple is a plain tuple in MindSpore
             return cst.Subscript(value=updated.value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(field))))],
                                  lpar=updated.lpar, rpar=updated.rpar)
+        if original.attr.value in ("real", "imag") and self.resolver.uses_torch() \
+                and self.resolver.tensor(original.value) == YES:
+            # ``x.imag``: an attribute in torch, a method in MindSpore (the bound method was the value: silent)
+            self._ok(f"Tensor.{original.attr.value} (-> .{original.attr.value}())")
+            return cst.Call(func=updated.with_changes(lpar=[], rpar=[]), lpar=updated.lpar, rpar=updated.rpar)
         if original.attr.value == "type" and self._device_value(original.value):
             self._ok("torch.device.type (-> torch's device type name)")
             return expr(f"_msmigrate_device_type({code(updated.value)})").with_changes(lpar=updated.lpar,
@@ -694,7 +738,7 @@ class Rewriter(Parens, Transformer):
             for name, layer, renames, _ in reversed(self._narrowed):
                 if name == original.value.value:
                     if original.attr.value in renames:
-                        new = expr(f"{name}.{renames[original.attr.value]}")
+                        new = expr(_attr_form(renames[original.attr.value], name))
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
                         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
                     break
@@ -705,6 +749,9 @@ class Rewriter(Parens, Transformer):
         layer = self.resolver.layer_of(original.value)  # ``self.bn.weight`` after ``self.bn = nn.BatchNorm2d(c)``
         if layer is not None and original.attr.value in (renames := self._layer_renames(layer)):
             self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
+            if "{self}" in renames[original.attr.value]:  # an expression of the cell (the entry's attrs)
+                return expr(_attr_form(renames[original.attr.value], code(updated.value))).with_changes(
+                    lpar=updated.lpar, rpar=updated.rpar)
             return updated.with_changes(attr=cst.Name(renames[original.attr.value]))
         if id(original) in self._skip:
             return updated
@@ -971,3 +1018,17 @@ def _is_none(node: cst.BaseExpression) -> bool:
 _VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "cummax", "cummin", "kthvalue", "mode", "median",
                              "nanmedian"})
 _RESULT_FIELDS = {"values": 0, "indices": 1}
+
+
+def _without_keyword(call: cst.Call, name: str) -> cst.Call:
+    """``call`` without its ``name=`` argument (the argument before it ends the call when it was the last)."""
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == name)]
+    if args and len(args) < len(call.args) and call.args[-1].keyword is not None and call.args[-1].keyword.value == name:
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
+    return call.with_changes(args=args)
+
+
+def _attr_form(form: str, obj: str) -> str:
+    """An entry's ``attrs`` value for a read of the attribute on ``obj``: a MindSpore attribute name, or an
+    expression of the cell (``{self}``: ReflectionPad's padding read back in torch's order)."""
+    return form.replace("{self}", obj) if "{self}" in form else f"{obj}.{form}"
