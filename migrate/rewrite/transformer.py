@@ -99,6 +99,7 @@ class Rewriter(Parens, Transformer):
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
+        self._plain_values: set[int] | None = None  # layer values written as the MindSpore class (layer_values.py)
 
     def _finish_statement(self, original, result, messages):
         """A rewritten statement: its markers above it (once), and what it came from."""
@@ -299,6 +300,16 @@ class Rewriter(Parens, Transformer):
             if keep:  # the statement stays, with just the names kept from torch
                 kept[id(node)] = node.with_changes(names=keep, lpar=None, rpar=None)
         return out, kept
+
+    def _plain_layer_values(self) -> set[int]:
+        """Ids of torch layer classes used as values whose every call the MindSpore class takes as torch's
+        (migrate/rewrite/layer_values.py), computed once per file."""
+        if self._plain_values is None:
+            from .layer_values import plain_values
+
+            self._plain_values = plain_values(self.ctx.module, self.resolver, self.table, canonical,
+                                              frozenset(self.ctx.reexported))
+        return self._plain_values
 
     def _value_form(self, api: str, as_class: bool = False) -> tuple[str | None, str]:
         """The MindSpore expression for ``api`` used as a value (not called), or None and why not. ``as_class``:
@@ -735,6 +746,8 @@ class Rewriter(Parens, Transformer):
         if value is None:
             return self._fail(api, reason, original, updated)
         entry = self.table.lookup(api)
+        if value == entry.value and id(original) in self._plain_layer_values():  # every call agrees: the class
+            value = short_name(entry.ms)
         if id(original) in self._bases and "subclass" in entry.unsupported:  # a base whose subclasses cannot work
             return self._fail(api, entry.unsupported["subclass"], original, updated)
         if id(original) in self._bases and entry.base:  # torch's signature and attribute names over the cell
