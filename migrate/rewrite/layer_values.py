@@ -144,7 +144,7 @@ def plain_values(module: cst.Module, resolver, table, canonical, reexported=froz
                     return set(), True
                 if up.keyword is not None:
                     return {up.keyword.value}, False
-                i = [a for a in call.args].index(up)
+                i = next(k for k, a in enumerate(call.args) if a is up)
                 if all(a.keyword is None and not a.star for a in call.args[:i + 1]) and i < len(params):
                     return {params[i]}, False
         return set(), True
