@@ -21,12 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.imports import HELPER_SHORT_NAMES
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _USE = re.compile(r"(?<![\w.])(_msmigrate_\w+|_Msmigrate\w+)\b")
 BANNER = "# --- msmigrate helpers: MindSpore compositions of torch APIs (generated; see msmigrate's docs) ---"
-# the imports a helper body may rely on: the short name -> the line binding it
-_IMPORTS = {"ms": "import mindspore as ms", "ops": "from mindspore import ops", "nn": "from mindspore import nn",
-            "np": "import numpy as np"}
+# the imports a helper body may rely on: the short name -> the line binding it (core/imports.py's one table)
+_IMPORTS = {short: line for short, (_, line) in HELPER_SHORT_NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,39 @@ def registry() -> dict[str, Helper]:
         if missing:
             raise ValueError(f"templates/{h.name}.py requires unknown helper(s) {missing}")
     return out
+
+
+# The other two kinds of helper text live in the same registry (one folder, one loader), written where their passes
+# put them: ``templates/script/NAME.py`` (a script's data loading, checkpoints, distributed set-up: readable names,
+# a first line ``# apis: torch.save, ...`` naming the torch APIs whose conversion calls it; the training pass writes
+# them after the imports, in SCRIPT_ORDER, where a helper another one calls comes first) and
+# ``templates/inline/NAME.py`` (``_msm_*``: operators and dtype rules the operators pass writes after the imports).
+SCRIPT_ORDER = ("CrossEntropyLoss", "save_checkpoint_dict", "load_checkpoint_dict", "load_params", "SeededGenerator",
+                "Subset", "random_split", "TensorDataset", "MapDataLoader", "DistributedSampler", "init_data_parallel",
+                "launcher_env", "data_parallel_barrier", "DistributedDataParallel", "all_reduce_gradients",
+                "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
+
+
+@functools.lru_cache(maxsize=None)
+def script_helpers() -> dict[str, tuple[tuple[str, ...], str]]:
+    """name -> (the torch APIs whose conversion calls it, its source), in the order the training pass writes them."""
+    out = {}
+    for path in sorted(TEMPLATES.joinpath("script").glob("*.py")):
+        first, _, rest = path.read_text(encoding="utf-8").partition("\n")
+        if not first.startswith("# apis:"):
+            raise ValueError(f"templates/script/{path.name}: the first line names the torch APIs (# apis: ...)")
+        out[path.stem] = (tuple(a.strip() for a in first.split(":", 1)[1].split(",") if a.strip()), "\n" + rest)
+    unknown = set(out) ^ set(SCRIPT_ORDER)
+    if unknown:
+        raise ValueError(f"templates/script and SCRIPT_ORDER differ: {sorted(unknown)}")
+    return {name: out[name] for name in SCRIPT_ORDER}
+
+
+@functools.lru_cache(maxsize=None)
+def inline_helpers() -> dict[str, str]:
+    """``_msm_*`` name -> its source (templates/inline/NAME.py)."""
+    return {path.stem: "\n" + path.read_text(encoding="utf-8")
+            for path in sorted(TEMPLATES.joinpath("inline").glob("*.py"))}
 
 
 @functools.lru_cache(maxsize=None)
@@ -229,7 +263,9 @@ def _is_assign_none(n) -> bool:
     return isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is None
 
 
-_MS_OBJECTS = {"ms": ("mindspore", None), "ops": ("mindspore", "ops"), "nn": ("mindspore", "nn"), "np": ("numpy", None)}
+# short name -> (module, attribute) of the object it stands for: ``from mindspore import nn`` binds ("mindspore", "nn")
+_MS_OBJECTS = {short: ((obj.rpartition(".")[0], obj.rpartition(".")[2]) if "." in obj else (obj, None))
+               for short, (obj, _) in HELPER_SHORT_NAMES.items()}
 
 
 def _bound_otherwise(tree: ast.Module) -> set[str]:
@@ -270,12 +306,11 @@ def _bindings(node):
 
 def _top_level_bindings(tree: ast.Module, before_line: int) -> set[str]:
     """Short names bound to the right MindSpore objects by imports above the insertion point."""
-    want = {"ms": ("mindspore", None), "ops": ("mindspore", "ops"), "nn": ("mindspore", "nn"), "np": ("numpy", None)}
     bound = set()
     for node in tree.body:
         if getattr(node, "end_lineno", 0) > before_line:
             break
-        for short, (module, attr) in want.items():
+        for short, (module, attr) in _MS_OBJECTS.items():
             if isinstance(node, ast.Import) and attr is None:
                 if any(a.name == module and (a.asname or a.name) == short for a in node.names):
                     bound.add(short)
