@@ -99,6 +99,7 @@ class Rewriter(Parens, Transformer):
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
+        self._int_evidence = None  # Python int evidence of arguments (int_values.py), built on first use
         self._plain_values: set[int] | None = None  # layer values written as the MindSpore class (layer_values.py)
 
     def _finish_statement(self, original, result, messages):
@@ -517,6 +518,7 @@ class Rewriter(Parens, Transformer):
             target, flag = self._inplace_target(updated, entry)
             call = Call(updated, entry)
             call.dtype_of = self._dtype_of(original, entry)
+            call.is_int = self._is_int(original, entry)
             new = call.convert()
         except Unsupported as exc:
             return self._fail(api, str(exc), original, updated)
@@ -532,6 +534,20 @@ class Rewriter(Parens, Transformer):
                 whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
         self._ok(api, new)
         return new
+
+    def _is_int(self, original: cst.Call, entry):
+        """Whether a source call's argument (by torch name) is shown to be a Python int (int_values.py)."""
+        def of(name: str) -> bool:
+            if self._int_evidence is None:
+                from .int_values import IntEvidence
+
+                self._int_evidence = IntEvidence(self.ctx.module, frozenset(self.ctx.reexported))
+            try:
+                bound = Call(original, entry).bound
+            except Unsupported:
+                return False
+            return self._int_evidence.is_int(bound.get(name))
+        return of
 
     def _dtype_of(self, original: cst.Call, entry, receiver=None):
         """The dtype evidence of the source call's arguments by torch name ("self": the receiver), judged on the
