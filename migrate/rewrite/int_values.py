@@ -119,6 +119,9 @@ class IntEvidence:
             params = [p for p in (*scope.params.params, *scope.params.kwonly_params, *scope.params.posonly_params)]
             param = next((p for p in params if p.name.value == name.value), None)
             if param is not None:
+                rebound = self._bindings(scope, name.value)  # padding = (padding, padding) in the body
+                if rebound is None or not all(self.is_int(v, depth) for v in rebound):
+                    return False
                 annotation = param.annotation.annotation if param.annotation else None
                 if isinstance(annotation, cst.Name) and annotation.value == "int":
                     return True  # declared (a wrong declaration: MindSpore refuses the layer when it is built)

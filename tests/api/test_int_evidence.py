@@ -95,5 +95,7 @@ def test_parameter_evidence_follows_every_call():
     assert not ev(base + "g(1)\nh = g\n")  # used as a value: calls not seen
     assert not ev(base + "g(1, *a)\n")
     assert not ev(base)  # never called here
+    m = cst.parse_module("def g(k, p: int = 1):\n    p = (p, p)\n    return p\n\n\ng(1)\n")
+    assert not IntEvidence(m).is_int(m.body[0].body.body[1].body[0].value)  # rebound to a pair in the body
     m = cst.parse_module(base + "g(1)\n")
     assert not IntEvidence(m, frozenset({"g"})).is_int(m.body[0].body.body[0].body[0].value)  # a sibling imports g
