@@ -13,6 +13,7 @@ to a temporary folder (``--out`` keeps them).
     .venv/bin/python benchmarks/idiom.py                    # before and after, crack + corpus (several minutes)
     .venv/bin/python benchmarks/idiom.py --after-only       # this checkout only
     .venv/bin/python benchmarks/idiom.py --only crack       # sets whose name contains a text
+    .venv/bin/python benchmarks/idiom.py --after-only --rank   # and which helpers account for most helper lines
 """
 from __future__ import annotations
 
@@ -68,6 +69,37 @@ def measure(src: Path, out: Path) -> tuple[list[dict], dict]:
         tot["files"] += 1
         tot["helperfree"] += int(r["helper"] == 0)
     return rows, tot
+
+
+def helper_defs(t: str, m: str) -> list[tuple[str, int]]:
+    """(name, lines) of each top-level def or class the conversion added (what ``measure_pair`` counts as helper)."""
+    try:
+        tree, ttree = ast.parse(m), ast.parse(t)
+    except SyntaxError:
+        return []
+    tnames = {n.name for n in ttree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    return [(n.name, n.end_lineno - n.lineno + 1) for n in tree.body
+            if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name not in tnames]
+
+
+def ranking(items, per: dict, top: int) -> list[str]:
+    """Helper names by the output lines they account for over the corpus (crack example left out): lines, files."""
+    lines: dict[str, int] = {}
+    files: dict[str, int] = {}
+    for name, src in items:
+        if name == "crack_unet" or name not in per:
+            continue
+        out = per[name][1]
+        pairs = [(src, out)] if src.is_file() else [(f, out / f.relative_to(src)) for f in sorted(src.rglob("*.py"))]
+        for f, o in pairs:
+            if not o.exists():
+                continue
+            for h, n in helper_defs(f.read_text(encoding="utf-8", errors="replace"), o.read_text(encoding="utf-8")):
+                lines[h] = lines.get(h, 0) + n
+                files[h] = files.get(h, 0) + 1
+    total = sum(lines.values()) or 1
+    rows = sorted(lines, key=lambda h: -lines[h])[:top]
+    return [f"  {lines[h]:6d} lines ({100 * lines[h] / total:4.1f}%) in {files[h]:3d} files  {h}" for h in rows]
 
 
 def summary(tot: dict) -> str:
@@ -166,6 +198,8 @@ def main() -> int:
     ap.add_argument("--only", help="sets whose name contains this text (crack, a repo name)")
     ap.add_argument("--out", help="keep the conversions here (reused when present)")
     ap.add_argument("--files", action="store_true", help="print each set's figures")
+    ap.add_argument("--rank", type=int, nargs="?", const=25, default=0, metavar="N",
+                    help="print the N helpers (default 25) accounting for most helper lines over the corpus")
     args = ap.parse_args()
     items = sets(args.only)
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="idiom_"))
@@ -179,6 +213,9 @@ def main() -> int:
         if "crack_unet" in per:
             crack_tot, crack_out = per["crack_unet"]
             print(f"{label:6s} crack example: {summary(crack_tot)}; {crack_files(crack_out)}")
+        if args.rank:
+            print(f"{label:6s} helpers by corpus lines (name as written; the same helper in many files counts each time):")
+            print("\n".join(ranking(items, per, args.rank)))
         if tot:
             print(f"{label:6s} corpus ({len(per) - ('crack_unet' in per)} model paths): {summary(tot)}")
     print(GOALS)

@@ -15,9 +15,20 @@ import libcst as cst
 from .cst_util import dotted
 
 KEPT_COMMENT = "# msmigrate: kept for the unconverted APIs marked below"
+#: The one short-name table: each short name converted code writes (``ms.``, ``nn.``...), the object it stands for and
+#: the import line binding it. Emitted code (rewrite/msnames.py), the import plan here and the helpers
+#: (migrate/helpers) all read it; ``from mindspore import nn, ops`` is merged into one line.
+SHORT_NAMES = {
+    "ms": ("mindspore", "import mindspore as ms"),
+    "nn": ("mindspore.nn", "from mindspore import nn"),
+    "ops": ("mindspore.ops", "from mindspore import ops"),
+    "optim": ("mindspore.experimental.optim", "from mindspore.experimental import optim"),
+    "ds": ("mindspore.dataset", "import mindspore.dataset as ds"),
+}
+#: helpers' bodies may also use numpy (never a MindSpore name: a kept torch binding is not renamed for it)
+HELPER_SHORT_NAMES = {**{s: SHORT_NAMES[s] for s in ("ms", "ops", "nn")}, "np": ("numpy", "import numpy as np")}
 #: MindSpore short names and the objects they must stand for.
-MS_OBJECTS = {"ms": "mindspore", "nn": "mindspore.nn", "ops": "mindspore.ops",
-              "optim": "mindspore.experimental.optim", "ds": "mindspore.dataset"}
+MS_OBJECTS = {short: obj for short, (obj, _) in SHORT_NAMES.items()}
 
 
 def kept_alias(local: str) -> str:
@@ -26,17 +37,13 @@ def kept_alias(local: str) -> str:
 
 
 def ms_import_lines(shorts) -> list[str]:
+    """Import statements binding the given MindSpore short names, in a stable order (``nn`` and ``ops`` merged)."""
     shorts = set(shorts)
-    lines = []
-    if "ms" in shorts:
-        lines.append("import mindspore as ms")
+    lines = [SHORT_NAMES["ms"][1]] if "ms" in shorts else []
     from_ms = [s for s in ("nn", "ops") if s in shorts]
     if from_ms:
         lines.append("from mindspore import " + ", ".join(from_ms))
-    if "optim" in shorts:
-        lines.append("from mindspore.experimental import optim")
-    if "ds" in shorts:
-        lines.append("import mindspore.dataset as ds")
+    lines += [SHORT_NAMES[s][1] for s in ("optim", "ds") if s in shorts]
     return lines
 
 

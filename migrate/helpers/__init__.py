@@ -4,11 +4,12 @@ Converted code never imports msmigrate. A mapping entry whose MindSpore form nee
 helper by its generated name (``_msmigrate_roll(...)``, ``_MsmigrateInstanceNorm(...)``) through its ``ms`` or
 ``forms``, and names it with ``helper = "roll"`` (checked when the table loads). After conversion, ``emit(text)``
 finds the helper names the text uses and writes their definitions into the file itself, after its imports,
-once per file (a package directory gets one copy per file that needs it: no generated module to import, so the
+once per file, each template reduced to the definitions the file calls and what they call (a package directory gets one copy per file that needs it: no generated module to import, so the
 output works the same for a single file, a script run from anywhere and a package with relative imports).
 
 Each helper is a template file ``templates/NAME.py`` holding plain MindSpore code: an optional first line
-``# requires: other, names`` (helpers it calls) and top-level ``def`` / ``class`` statements whose names start
+``# requires: other, names`` (templates it calls, checked when the registry loads; what is written follows the
+names each definition calls) and top-level ``def`` / ``class`` statements whose names start
 with ``_msmigrate_`` / ``_Msmigrate``. Only classic ``mindspore.nn`` / ``mindspore.ops`` ops that run on CPU are
 used, so the output runs on CPU, GPU and Ascend. Each is proven against torch by ``tests/api/test_helpers.py``.
 """
@@ -20,12 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.imports import HELPER_SHORT_NAMES
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _USE = re.compile(r"(?<![\w.])(_msmigrate_\w+|_Msmigrate\w+)\b")
 BANNER = "# --- msmigrate helpers: MindSpore compositions of torch APIs (generated; see msmigrate's docs) ---"
-# the imports a helper body may rely on: the short name -> the line binding it
-_IMPORTS = {"ms": "import mindspore as ms", "ops": "from mindspore import ops", "nn": "from mindspore import nn",
-            "np": "import numpy as np"}
+# the imports a helper body may rely on: the short name -> the line binding it (core/imports.py's one table)
+_IMPORTS = {short: line for short, (_, line) in HELPER_SHORT_NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -61,34 +63,136 @@ def registry() -> dict[str, Helper]:
     return out
 
 
+# The other two kinds of helper text live in the same registry (one folder, one loader), written where their passes
+# put them: ``templates/script/NAME.py`` (a script's data loading, checkpoints, distributed set-up: readable names,
+# a first line ``# apis: torch.save, ...`` naming the torch APIs whose conversion calls it; the training pass writes
+# them after the imports, in SCRIPT_ORDER, where a helper another one calls comes first) and
+# ``templates/inline/NAME.py`` (``_msm_*``: operators and dtype rules the operators pass writes after the imports).
+SCRIPT_ORDER = ("CrossEntropyLoss", "save_checkpoint_dict", "load_checkpoint_dict", "load_params", "SeededGenerator",
+                "Subset", "random_split", "TensorDataset", "MapDataLoader", "DistributedSampler", "init_data_parallel",
+                "launcher_env", "data_parallel_barrier", "DistributedDataParallel", "all_reduce_gradients",
+                "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
+
+
+@functools.lru_cache(maxsize=None)
+def script_helpers() -> dict[str, tuple[tuple[str, ...], str]]:
+    """name -> (the torch APIs whose conversion calls it, its source), in the order the training pass writes them."""
+    out = {}
+    for path in sorted(TEMPLATES.joinpath("script").glob("*.py")):
+        first, _, rest = path.read_text(encoding="utf-8").partition("\n")
+        if not first.startswith("# apis:"):
+            raise ValueError(f"templates/script/{path.name}: the first line names the torch APIs (# apis: ...)")
+        out[path.stem] = (tuple(a.strip() for a in first.split(":", 1)[1].split(",") if a.strip()), "\n" + rest)
+    unknown = set(out) ^ set(SCRIPT_ORDER)
+    if unknown:
+        raise ValueError(f"templates/script and SCRIPT_ORDER differ: {sorted(unknown)}")
+    return {name: out[name] for name in SCRIPT_ORDER}
+
+
+@functools.lru_cache(maxsize=None)
+def inline_helpers() -> dict[str, str]:
+    """``_msm_*`` name -> its source (templates/inline/NAME.py)."""
+    return {path.stem: "\n" + path.read_text(encoding="utf-8")
+            for path in sorted(TEMPLATES.joinpath("inline").glob("*.py"))}
+
+
 @functools.lru_cache(maxsize=None)
 def by_defined_name() -> dict[str, Helper]:
     return {d: h for h in registry().values() for d in h.defines}
 
 
-def _closure(names) -> list[Helper]:
-    reg, order, seen = registry(), [], set()
+@dataclass(frozen=True)
+class _Unit:
+    """One top-level statement of a template: a definition (with the comment lines right above it) or a statement
+    after the definitions that names one (``_MsmigrateConv2d.__name__ = "Conv2d"``, attached to that one)."""
+    template: str
+    owner: str                # the generated name it defines, or the one it is attached to
+    text: str                 # its lines
+    gap: str                  # the lines between it and the statement before it in the template
+    is_def: bool
+    uses: tuple[str, ...]     # other generated names it refers to
 
-    def visit(h: Helper):
-        if h.name in seen:
-            return
-        seen.add(h.name)
-        for r in h.requires:
-            visit(reg[r])
-        order.append(h)
 
-    for n in names:
-        visit(n)
-    return order
+@functools.lru_cache(maxsize=None)
+def _units() -> dict[str, tuple[str, list[_Unit]]]:
+    """For each template, its preamble (the comment block above its first statement) and its statements."""
+    out = {}
+    for h in registry().values():
+        lines = h.source.splitlines(keepends=True)
+        tree = ast.parse(h.source)
+        units, prev_end, preamble = [], 0, ""
+        for i, node in enumerate(tree.body):
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+            while start > prev_end and lines[start - 1].lstrip().startswith("#"):
+                start -= 1  # the comment lines right above it go with it
+            text = "".join(lines[start:node.end_lineno])
+            gap = "".join(lines[prev_end:start])
+            if i == 0:
+                preamble, gap = gap, ""
+            is_def = isinstance(node, (ast.FunctionDef, ast.ClassDef))
+            names = _USE.findall(text)
+            owner = node.name if is_def else (names[0] if names else "")
+            units.append(_Unit(h.name, owner, text, gap, is_def, tuple(dict.fromkeys(n for n in names if n != owner))))
+            prev_end = node.end_lineno
+        out[h.name] = (preamble, units)
+    return out
+
+
+def _subset(name: str, chosen: set[str]) -> Helper:
+    """Template ``name`` reduced to the definitions named in ``chosen`` (with the statements attached to them); the
+    whole template, as it is, when every definition is chosen."""
+    h = registry()[name]
+    if set(h.defines) <= chosen:
+        return h
+    preamble, units = _units()[name]
+    parts, prev, last = [preamble], -1, None
+    for i, u in enumerate(units):
+        if u.owner not in chosen:
+            continue
+        if last is not None:
+            parts.append(u.gap if prev == i - 1 else ("\n\n" if u.is_def or last.is_def else u.gap))
+        parts.append(u.text)
+        prev, last = i, u
+    source = "".join(parts).strip() + "\n"
+    defines = tuple(d for d in h.defines if d in chosen)
+    shorts = tuple(s for s in _IMPORTS if re.search(rf"(?<![\w.]){s}\.", source))
+    return Helper(h.name, source, defines, h.requires, shorts)
 
 
 def used(text: str) -> list[Helper]:
-    """Helpers whose generated names ``text`` uses but does not define, with what they require."""
+    """Helpers whose generated names ``text`` uses but does not define, with the definitions they call: each
+    template reduced to the definitions needed (a file using ``_MsmigrateBatchNorm2d`` gets that class and what it
+    calls, not every torch base class of bases.py)."""
     index = by_defined_name()
-    names = {m for m in _USE.findall(text) if m in index}
     defined = set(re.findall(r"^(?:def|class) (_msmigrate_\w+|_Msmigrate\w+)\b", text, re.M))
-    wanted = {index[n] for n in names - defined}
-    return [h for h in _closure(sorted(wanted, key=lambda h: h.name)) if not set(h.defines) & defined]
+    uses = {u.owner: set() for _, units in _units().values() for u in units if u.is_def}
+    for _, units in _units().values():
+        for u in units:
+            if u.owner in uses:
+                uses[u.owner] |= {n for n in u.uses if n in index}
+    chosen, todo = set(), [m for m in _USE.findall(text) if m in index and m not in defined]
+    while todo:
+        n = todo.pop()
+        if n not in chosen and n not in defined:
+            chosen.add(n)
+            todo += sorted(uses.get(n, ()))
+    wanted = {index[n] for n in chosen}
+    # dependencies between templates: a template whose definitions another one calls comes first
+    deps = {h.name: {index[n].name for d in chosen if index[d] is h for n in uses.get(d, ())} - {h.name}
+            for h in wanted}
+    order, seen = [], set()
+
+    def visit(name: str):
+        if name in seen:
+            return
+        seen.add(name)
+        for r in sorted(deps.get(name, ())):
+            visit(r)
+        order.append(name)
+
+    for h in sorted(wanted, key=lambda h: h.name):
+        visit(h.name)
+    return [_subset(n, chosen) for n in order]
 
 
 def emit(text: str) -> str:
@@ -159,7 +263,9 @@ def _is_assign_none(n) -> bool:
     return isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is None
 
 
-_MS_OBJECTS = {"ms": ("mindspore", None), "ops": ("mindspore", "ops"), "nn": ("mindspore", "nn"), "np": ("numpy", None)}
+# short name -> (module, attribute) of the object it stands for: ``from mindspore import nn`` binds ("mindspore", "nn")
+_MS_OBJECTS = {short: ((obj.rpartition(".")[0], obj.rpartition(".")[2]) if "." in obj else (obj, None))
+               for short, (obj, _) in HELPER_SHORT_NAMES.items()}
 
 
 def _bound_otherwise(tree: ast.Module) -> set[str]:
@@ -200,12 +306,11 @@ def _bindings(node):
 
 def _top_level_bindings(tree: ast.Module, before_line: int) -> set[str]:
     """Short names bound to the right MindSpore objects by imports above the insertion point."""
-    want = {"ms": ("mindspore", None), "ops": ("mindspore", "ops"), "nn": ("mindspore", "nn"), "np": ("numpy", None)}
     bound = set()
     for node in tree.body:
         if getattr(node, "end_lineno", 0) > before_line:
             break
-        for short, (module, attr) in want.items():
+        for short, (module, attr) in _MS_OBJECTS.items():
             if isinstance(node, ast.Import) and attr is None:
                 if any(a.name == module and (a.asname or a.name) == short for a in node.names):
                     bound.add(short)

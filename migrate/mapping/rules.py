@@ -34,12 +34,47 @@ def conv_padding(call) -> None:
             call.set("padding", repr((value[0], value[0], value[1], value[1], value[2], value[2])))
         elif dims != "2" or len(value) != 4:
             raise Unsupported(f"padding={value!r} has no MindSpore form")
+    elif value is NOT_LITERAL and call.is_int("padding"):
+        pass  # shown to be an int (padding=k // 2, a parameter every call passes an int): the same in both
+    elif value is NOT_LITERAL and _pure_tuple(call.bound["padding"], call.entry.torch.rstrip("d")[-1]):
+        # (kh // 2, kw // 2) written out: each element twice, as MindSpore's (top, bottom, left, right)
+        call.set("padding", "(" + ", ".join(code(e.value) for e in call.bound["padding"].elements
+                                             for _ in range(2)) + ")")
     elif value is NOT_LITERAL:
         # known when it runs (an int, a pair, 'same'): generated helpers give MindSpore's pad mode and padding
         dims = call.entry.torch.rstrip("d")[-1]
         source = call.src("padding")
         call.set("pad_mode", f"_msmigrate_pad_mode({source})")
         call.set("padding", f"_msmigrate_pad({source}, {dims})")
+
+
+def _pure_tuple(node, dims: str) -> bool:
+    """A tuple display of one element per spatial axis of a 2-d or 3-d conv, each element free of calls (written
+    twice, it is computed twice)."""
+    import libcst as cst
+
+    if dims not in ("2", "3") or not isinstance(node, cst.Tuple) or len(node.elements) != int(dims):
+        return False
+    return all(isinstance(e, cst.Element) and not _has_call(e.value) for e in node.elements)
+
+
+def _has_call(node) -> bool:
+    import libcst as cst
+
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, n):
+            found.append(n)
+
+        def visit_Lambda(self, n):
+            found.append(n)
+
+        def visit_NamedExpr(self, n):
+            found.append(n)
+
+    node.visit(_V())
+    return bool(found)
 
 
 def _int_of_true_division(node):

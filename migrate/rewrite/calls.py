@@ -38,6 +38,8 @@ class Call:
         # the dtype evidence of an argument (a bound name, or "self" for the receiver), read on the source call:
         # FLOATING / INTEGER / BOOL / UNKNOWN (migrate/core/resolve.py); the rewriter sets it, rules ask it
         self.dtype_of = lambda name: "unknown"
+        # whether an argument (a bound name) is shown to be a Python int (migrate/rewrite/int_values.py)
+        self.is_int = lambda name: False
         if "*" in entry.unsupported:
             raise Unsupported(entry.unsupported["*"])
         self._bind()

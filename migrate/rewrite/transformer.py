@@ -110,6 +110,8 @@ class Rewriter(Parens, Transformer):
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
+        self._int_evidence = None  # Python int evidence of arguments (int_values.py), built on first use
+        self._plain_values: set[int] | None = None  # layer values written as the MindSpore class (layer_values.py)
 
     def _finish_statement(self, original, result, messages):
         """A rewritten statement: its markers above it (once), and what it came from."""
@@ -332,6 +334,16 @@ class Rewriter(Parens, Transformer):
                 kept[id(node)] = node.with_changes(names=keep, lpar=None, rpar=None)
         return out, kept
 
+    def _plain_layer_values(self) -> set[int]:
+        """Ids of torch layer classes used as values whose every call the MindSpore class takes as torch's
+        (migrate/rewrite/layer_values.py), computed once per file."""
+        if self._plain_values is None:
+            from .layer_values import plain_values
+
+            self._plain_values = plain_values(self.ctx.module, self.resolver, self.table, canonical,
+                                              frozenset(self.ctx.reexported))
+        return self._plain_values
+
     def _value_form(self, api: str, as_class: bool = False) -> tuple[str | None, str]:
         """The MindSpore expression for ``api`` used as a value (not called), or None and why not. ``as_class``:
         the class itself is meant (a base, an isinstance target), not something that builds it."""
@@ -553,6 +565,7 @@ class Rewriter(Parens, Transformer):
             # the evidence is read on the source call without out= (the entry does not list it: binding failed)
             call.dtype_of = self._dtype_of(_without_keyword(original, "out") if out is not None else original, entry)
             call.torch_data = self._torch_data()
+            call.is_int = self._is_int(original, entry)
             new = call.convert()
         except Unsupported as exc:
             if isinstance(exc, Misfit) and entry.kind == "class" and entry.base and any(a.star for a in updated.args):
@@ -574,6 +587,20 @@ class Rewriter(Parens, Transformer):
                 whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
         self._ok(api, new)
         return new
+
+    def _is_int(self, original: cst.Call, entry):
+        """Whether a source call's argument (by torch name) is shown to be a Python int (int_values.py)."""
+        def of(name: str) -> bool:
+            if self._int_evidence is None:
+                from .int_values import IntEvidence
+
+                self._int_evidence = IntEvidence(self.ctx.module, frozenset(self.ctx.reexported))
+            try:
+                bound = Call(original, entry).bound
+            except Unsupported:
+                return False
+            return self._int_evidence.is_int(bound.get(name))
+        return of
 
     def _dtype_of(self, original: cst.Call, entry, receiver=None):
         """The dtype evidence of the source call's arguments by torch name ("self": the receiver), judged on the
@@ -936,6 +963,8 @@ class Rewriter(Parens, Transformer):
         if value is None:
             return self._fail(api, reason, original, updated)
         entry = self.table.lookup(api)
+        if value == entry.value and id(original) in self._plain_layer_values():  # every call agrees: the class
+            value = short_name(entry.ms)
         if id(original) in self._bases and "subclass" in entry.unsupported:  # a base whose subclasses cannot work
             return self._fail(api, entry.unsupported["subclass"], original, updated)
         if id(original) in self._bases and entry.base:  # torch's signature and attribute names over the cell

@@ -115,8 +115,73 @@ CASES += REDUCTIONS
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_layer_used_as_a_value(case):
     code = run_case(case)
-    # an adapter, or a torch-signature cell class (torch.norm's value is the helper its variable-p calls use)
-    assert "_msmigrate_value_" in code or "_Msmigrate" in code or "f = _msmigrate_norm" in code
+    # an adapter, a torch-signature cell class (torch.norm's value is the helper its variable-p calls use), or the
+    # MindSpore class itself where the file's only call passes what both read alike (``f = nn.BatchNorm2d; f(4)``)
+    assert ("_msmigrate_value_" in code or "_Msmigrate" in code or "f = _msmigrate_norm" in code
+            or " = nn." in code or "partial(nn." in code)
+
+
+# Layers as values whose every call passes what the MindSpore class reads as torch's (issue 24): the value is the
+# MindSpore class itself, no adapter; both frameworks run (BatchNorm compared after eval(): the momentum shows).
+_BLOCK = """
+class Block(nn.Module):
+    def __init__(self, c, norm_layer=None):
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        self._norm_layer = norm_layer
+        self.conv = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn = norm_layer(c)
+        self.bn2 = self._norm_layer(c, eps=1e-3)
+
+    def forward(self, x):
+        return self.bn2(self.bn(self.conv(x)))
+"""
+PLAIN = [
+    Case("torch.nn.BatchNorm2d", f"{HEADER}{_BLOCK}m = Block(4)\n# @run\n{BN_RUN}\n", inputs={"x": rng_array(*IMG)},
+         id="norm_layer default, self._norm_layer", rtol=1e-5, atol=1e-5,
+         why_tolerance="a convolution sums in another order (float32 rounding)"),
+    Case("torch.nn.BatchNorm2d", f"{HEADER}import functools\n{_BLOCK}"
+         "m = Block(4, norm_layer=functools.partial(nn.BatchNorm2d, affine=False))\n# @run\n" + BN_RUN + "\n",
+         inputs={"x": rng_array(*IMG)}, id="partial(nn.BatchNorm2d, affine=False) into a keyword", rtol=1e-5,
+         atol=1e-5, why_tolerance="a convolution sums in another order (float32 rounding)"),
+    Case("torch.nn.BatchNorm2d", f"{HEADER}{_BLOCK}use_bn = True\nnorm = nn.BatchNorm2d if use_bn else None\n"
+         "m = Block(4, norm)\n# @run\n" + BN_RUN + "\n", inputs={"x": rng_array(*IMG)},
+         id="a conditional value passed by position", rtol=1e-5, atol=1e-5,
+         why_tolerance="a convolution sums in another order (float32 rounding)"),
+    *layer_cases("torch.nn.GroupNorm", ["f(2, 4)", "f(2, 4, eps=1e-2, affine=False)"], IMG,
+                 prelude="f = nn.GroupNorm", rtol=1e-5, atol=1e-5,
+                 why_tolerance="a reduction in another order (float32 rounding)"),
+]
+
+
+@pytest.mark.parametrize("case", PLAIN, ids=lambda c: c.id)
+def test_a_value_whose_every_call_agrees_is_the_mindspore_class(case):
+    code = run_case(case)
+    assert "_Msmigrate" not in code and "_msmigrate_value_" not in code, code
+
+
+@pytest.mark.parametrize("src, adapter", [
+    # a call passing momentum (MindSpore's is 1 - torch's): the adapter builds it
+    (f"{_BLOCK}m = Block(4)\nn = nn.BatchNorm2d\nk = n(4, momentum=0.3)\nj = n(4)\n", "= _MsmigrateBatchNorm2d"),
+    ("import functools\nf = functools.partial(nn.BatchNorm2d, momentum=0.01)\nm = f(4)\n", "_MsmigrateBatchNorm2d"),
+    # the value leaves the file's sight (an imported class builds it)
+    ("from torchvision.ops import Conv2dNormActivation\nm = Conv2dNormActivation(3, 4, norm_layer=nn.BatchNorm2d)\n",
+     "_MsmigrateBatchNorm2d"),
+    # its name is read (timm picks a layer by norm_layer.__name__)
+    ("f = nn.BatchNorm2d\nname = f.__name__\nm = f(4)\n", "_MsmigrateBatchNorm2d"),
+    # an instance's torch attribute read by name: the adapter's alias of gamma
+    ("f = nn.BatchNorm2d\nm = f(4)\nw = m.weight\n", "_MsmigrateBatchNorm2d"),
+])
+def test_a_value_with_a_call_that_needs_the_adapter_keeps_it(src, adapter):
+    code = convert_source(HEADER + src).code
+    assert adapter in code, code
+
+
+def test_a_value_that_disagrees_keeps_the_adapter_and_matches_torch():
+    case = Case("torch.nn.BatchNorm2d", f"{HEADER}f = nn.BatchNorm2d\na = f(4)\nm = f(4, momentum=0.3)\n# @run\n"
+                f"{BN_RUN}\n", inputs={"x": rng_array(*IMG)}, id="two calls, one with momentum")
+    assert "f = _MsmigrateBatchNorm2d" in run_case(case)
 
 
 def test_a_class_is_still_the_class_for_isinstance_and_subclassing():

@@ -10,18 +10,10 @@ import mindspore as ms
 from mindspore import ops
 
 def _msm_inplace(x, value):
-    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind raises as PyTorch does."""
-    # wider kinds: a float for an integer or bool x, an integer for a bool x, a complex for a real x
-    kinds = []
-    for d in (x.dtype, value.dtype):
-        k = 1
-        if d == ms.bool_:
-            k = 0
-        if d in (ms.float16, ms.bfloat16, ms.float32, ms.float64):
-            k = 2
-        if d in (ms.complex64, ms.complex128):
-            k = 3
-        kinds.append(k)
+    """x op= v as in PyTorch: the result keeps x's dtype; a result of a wider kind (bool < integer < floating <
+    complex) raises as PyTorch does."""
+    kinds = [3 if ops.is_complex(t) else 2 if ops.is_floating_point(t) else int(t.dtype != ms.bool_)
+             for t in (x, value)]
     if kinds[1] > kinds[0]:
         raise RuntimeError("result type can't be cast to the desired output type of the in-place operator (PyTorch)")
     return value.astype(x.dtype)

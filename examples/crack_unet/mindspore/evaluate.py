@@ -13,40 +13,33 @@ from model import CrackUNet
 
 
 def load_checkpoint_dict(path):
-    """Loads what save_checkpoint_dict or ms.save_checkpoint wrote (written by msmigrate) as a dict: state dicts
-    under their keys, plain values as Python values, or the Parameters of a plain checkpoint. MindSpore adds
-    '.ckpt' to a file name without it."""
+    """torch.load (msmigrate): what save_checkpoint_dict or ms.save_checkpoint wrote, as a dict; ms.save_checkpoint
+    writes 'a.pth' as 'a.pth.ckpt'."""
     import os
 
-    path = str(path)
-    if not path.endswith(".ckpt") and os.path.exists(path + ".ckpt"):
-        path += ".ckpt"
+    path = f"{path}.ckpt" if not str(path).endswith(".ckpt") and os.path.exists(f"{path}.ckpt") else str(path)
     out = {}
     for name, value in ms.load_checkpoint(path).items():
-        key, sep, rest = name.partition("/")
-        if name.startswith(":"):
+        if name.startswith(":"):  # a plain value: ':epoch'
             out[name[1:]] = value if isinstance(value, str) else value.asnumpy().item()
-        elif sep:
-            out.setdefault(key, {})[rest] = value
-        else:
-            out[name] = value
+        else:  # 'model/conv.weight' -> out['model']['conv.weight']; a plain checkpoint's names stay flat
+            key, sep, rest = name.partition("/")
+            (out.setdefault(key, {}) if sep else out)[rest if sep else name] = value
     return out
 
 
 def load_params(cell, state_dict, strict=True):
-    """Module.load_state_dict (written by msmigrate): copies the values into the Cell's (or optimizer's) Parameters
-    in place; after ms.load_param_into_net an optimizer holding them no longer moves them (MindSpore 2.10)."""
-    own = cell.parameters_dict()
-    missing = [name for name in own if name not in state_dict]
-    unexpected = [name for name in state_dict if name not in own]
+    """Module.load_state_dict (msmigrate): raises as torch does where ms.load_param_into_net only reports missing
+    names, and copies in place (an optimizer keeps the Parameters it holds)."""
+    params = cell.parameters_dict()
+    missing, unexpected = [k for k in params if k not in state_dict], [k for k in state_dict if k not in params]
     if strict and (missing or unexpected):
         raise RuntimeError(f"Error(s) in loading state_dict: missing keys {missing}, unexpected keys {unexpected}")
-    for name, value in state_dict.items():
-        if name in own:
-            if tuple(value.shape) != tuple(own[name].shape):
-                raise RuntimeError(f"size mismatch for {name}: {tuple(value.shape)} in the checkpoint, "
-                                   f"{tuple(own[name].shape)} in the model")
-            own[name].copy_(value)
+    for name in (k for k in state_dict if k in params):
+        if tuple(state_dict[name].shape) != params[name].shape:  # copy_ would broadcast
+            raise RuntimeError(f"size mismatch for {name}: {tuple(state_dict[name].shape)} in the checkpoint, "
+                               f"{params[name].shape} in the model")
+        params[name].copy_(state_dict[name])
     return missing, unexpected
 
 

@@ -14,30 +14,19 @@ def _msmigrate_pt_name_rules():
 
 
 def _msmigrate_pt_tensors(cell, recurse=True):
-    """(PyTorch name, tensor, PyTorch buffer?) for a Cell's Parameters and registered buffers, module by module in
-    PyTorch's order (each module's parameters, then its buffers), each tensor once (written by msmigrate). MindSpore
-    holds BatchNorm's running statistics as Parameters and names some parameters otherwise (gamma / beta): PyTorch's
-    parameters() / named_parameters() / buffers() see neither."""
-    rules = _msmigrate_pt_name_rules()
-    cells = list(cell.cells_and_names())
-    renamed = {}
+    """(PyTorch name, tensor, PyTorch buffer?) of a Cell's Parameters and buffers in PyTorch's order, each once
+    (msmigrate): MindSpore holds BatchNorm's running statistics as Parameters and names some otherwise (gamma)."""
+    rules, cells, renamed, seen = _msmigrate_pt_name_rules(), list(cell.cells_and_names()), {}, set()
     for path, sub in cells:  # outer cells first: BatchNorm3d names its inner bn2d's Parameters
-        kind = type(sub).__name__
-        kind = kind[len("_Msmigrate"):] if kind.startswith("_Msmigrate") else kind  # the file's own helper cells
-        for ms_name, pt_name, buffer in rules.get(kind, ()):
-            own = dict(sub.parameters_and_names())
-            if ms_name in own:
-                renamed.setdefault(id(own[ms_name]), (f"{path}.{pt_name}" if path else pt_name, buffer))
-    seen = set()
-    for path, sub in (cells if recurse else cells[:1]):
-        found = []
-        for name, p in sub.parameters_and_names(expand=False):
-            if id(p) not in seen:
-                seen.add(id(p))
-                found.append((*renamed.get(id(p), (f"{path}.{name}" if path else name, False)), p))
-        for name, b in sub.named_buffers(recurse=False):
-            if id(b) not in seen:
-                seen.add(id(b))
-                found.append((f"{path}.{name}" if path else name, True, b))
+        for ms_name, pt_name, buffer in rules.get(type(sub).__name__.removeprefix("_Msmigrate"), ()):
+            p = dict(sub.parameters_and_names()).get(ms_name)
+            if p is not None:
+                renamed.setdefault(id(p), (f"{path}.{pt_name}".lstrip("."), buffer))
+    for path, sub in cells if recurse else cells[:1]:  # each module's parameters, then its buffers
+        found = [(*renamed.get(id(p), (f"{path}.{name}".lstrip("."), False)), p)
+                 for name, p in sub.parameters_and_names(expand=False)]
+        found += [(f"{path}.{name}".lstrip("."), True, b) for name, b in sub.named_buffers(recurse=False)]
         for name, buffer, t in sorted(found, key=lambda e: e[1]):
-            yield name, t, buffer
+            if id(t) not in seen:
+                seen.add(id(t))
+                yield name, t, buffer
