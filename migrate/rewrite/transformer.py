@@ -485,6 +485,9 @@ class Rewriter(Parens, Transformer):
     def _convert(self, api: str, updated: cst.Call, original: cst.Call):
         entry = self.table.lookup(api)
         if entry is None:
+            method = self._value_method(api, updated)
+            if method is not None:
+                return method
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
         # torch.round(x, out=o): the call without out=, written into o as torch writes it (the helper _msm_out: o
         # takes the result's shape, as torch resizes it, and keeps its own dtype, as torch casts into it;
@@ -521,6 +524,20 @@ class Rewriter(Parens, Transformer):
                 whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
         self._ok(api, new)
         return new
+
+    def _value_method(self, api: str, updated: cst.Call):
+        """``torch.__version__.startswith('0')``: a method of a plain value the table maps (an ``attribute`` entry:
+        a string, a number), called on its MindSpore form; None when ``api`` is not such a call."""
+        head, _, name = api.rpartition(".")
+        entry = self.table.lookup(head) if head else None
+        if entry is None or entry.kind != "attribute" or not isinstance(updated.func, cst.Attribute):
+            return None
+        value, _ = self._value_form(head)
+        if value is None:
+            return None
+        new = expr(value)
+        self._ok(head, new)
+        return updated.with_changes(func=updated.func.with_changes(value=new))
 
     def _dtype_of(self, original: cst.Call, entry, receiver=None):
         """The dtype evidence of the source call's arguments by torch name ("self": the receiver), judged on the

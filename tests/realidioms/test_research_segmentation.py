@@ -1,0 +1,35 @@
+"""Idioms of the segmentation / medical / classification research repositories (benchmarks/real_models.py
+--research: pytorch-semseg, CSAIL semantic-segmentation, HRNet, TransUNet, MedT, deeplab-pytorch, PIDNet,
+pytorch-3dunet, Attention-Gated-Networks, bubbliiiing's unet, Cadene's pretrained-models), each run in both
+frameworks on a small snippet written for the test.
+
+* ``if torch.__version__.startswith('0'): ... else: BatchNorm2d = torch.nn.SyncBatchNorm`` (HRNet's bn_helper):
+  a method of a value the table maps (``torch.__version__``) was looked up as an API of its own and marked, so the
+  file kept ``import torch`` and the model its torch layers. The method is now called on the mapped value.
+"""
+from tests.api.cases import HEADER
+from tests.harness import Case, rng_array, run_case
+
+VERSION_GATE = HEADER + """
+
+if torch.__version__.startswith('0'):
+    Norm = nn.BatchNorm2d
+    scale = 0.0
+else:
+    Norm = torch.nn.SyncBatchNorm
+    scale = float(torch.__version__.split('.')[0])
+
+
+m = Norm(3, momentum=0.2)
+# @run
+out = m(x) * scale
+"""
+
+
+def test_a_method_of_a_mapped_value_is_called_on_its_mindspore_form():
+    case = Case(("torch.__version__", "torch.nn.SyncBatchNorm"), VERSION_GATE, inputs={"x": rng_array(2, 3, 4, 4)},
+                rtol=1e-4, atol=1e-5, id="torch.__version__.startswith",
+                why_tolerance="batch variance is reduced in a different order (float32 rounding)")
+    out = run_case(case)
+    assert "_MsmigrateTorchVersion('2.13.0').startswith('0')" in out, out
+    assert "import torch\n" not in out, out
