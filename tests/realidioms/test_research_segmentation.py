@@ -7,6 +7,7 @@ frameworks on a small snippet written for the test.
   a method of a value the table maps (``torch.__version__``) was looked up as an API of its own and marked, so the
   file kept ``import torch`` and the model its torch layers. The method is now called on the mapped value.
 """
+from migrate import convert_source
 from tests.api.cases import HEADER
 from tests.harness import Case, rng_array, run_case
 
@@ -33,3 +34,30 @@ def test_a_method_of_a_mapped_value_is_called_on_its_mindspore_form():
     out = run_case(case)
     assert "_MsmigrateTorchVersion('2.13.0').startswith('0')" in out, out
     assert "import torch\n" not in out, out
+
+
+PER_AXIS_DEFAULT = HEADER + """
+
+class Stem(nn.Module):  # BNInception: every pool written with the full signature
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d((3, 3), stride=(2, 2), dilation=(1, 1), ceil_mode=True)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+m = Stem()
+# @run
+out = m(x)
+"""
+
+
+def test_a_default_written_per_axis_is_accepted():
+    """``dilation=(1, 1)`` is torch's default given per axis: the entry allows ``dilation=1`` only, and the text
+    comparison marked the pool, so BNInception could not be built. An allowed integer per axis is allowed."""
+    case = Case("torch.nn.MaxPool2d", PER_AXIS_DEFAULT, inputs={"x": rng_array(1, 2, 9, 9)}, id="dilation=(1, 1)")
+    out = run_case(case)
+    assert "dilation" not in out.split("class Stem")[1], out
+    result = convert_source(HEADER + "p = nn.MaxPool2d(3, dilation=(1, 2))\n")
+    assert [u.api for u in result.unsupported] == ["torch.nn.MaxPool2d"], result.unsupported
