@@ -473,6 +473,7 @@ class Rewriter(Parens, Transformer):
         probe = self._module_probe(original)
         if probe is not None:
             return self._probe(*probe, original, updated)
+        updated = self._input_positional(original, updated)
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -524,6 +525,23 @@ class Rewriter(Parens, Transformer):
                 whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
         self._ok(api, new)
         return new
+
+    def _input_positional(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``self.unpool(input=x, indices=i)`` on a torch layer this file built: torch names a layer's first forward
+        parameter ``input``, MindSpore's construct names it otherwise (``x``), so the argument goes first,
+        positionally (a call with a positional argument already binds ``input`` to it: left alone)."""
+        if not any(a.keyword is not None and a.keyword.value == "input" for a in updated.args) or any(
+                a.keyword is None for a in updated.args) or self.resolver.layer_of(original.func) is None:
+            return updated
+        first = next(a for a in updated.args if a.keyword is not None and a.keyword.value == "input")
+        rest = [a for a in updated.args if a is not first]
+        first = first.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                   comma=cst.MaybeSentinel.DEFAULT if not rest else cst.Comma(
+                                       whitespace_after=cst.SimpleWhitespace(" ")))
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self.ctx.ok(f"{self.resolver.layer_of(original.func)}.forward(input=...)")
+        return updated.with_changes(args=[first, *rest])
 
     def _value_method(self, api: str, updated: cst.Call):
         """``torch.__version__.startswith('0')``: a method of a plain value the table maps (an ``attribute`` entry:

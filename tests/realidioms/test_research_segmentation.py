@@ -61,3 +61,36 @@ def test_a_default_written_per_axis_is_accepted():
     assert "dilation" not in out.split("class Stem")[1], out
     result = convert_source(HEADER + "p = nn.MaxPool2d(3, dilation=(1, 2))\n")
     assert [u.api for u in result.unsupported] == ["torch.nn.MaxPool2d"], result.unsupported
+
+
+UNPOOL_KEYWORDS = HEADER + """
+
+class Down(nn.Module):  # pytorch-semseg's SegNet: the layers called with torch's forward keywords
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2, 2, return_indices=True)
+        self.unpool = nn.MaxUnpool2d(2, 2)
+        self.bn = nn.BatchNorm2d(2)
+
+    def forward(self, x):
+        shape = x.size()
+        y, indices = self.pool(input=x)
+        y = self.bn(input=y)
+        return self.unpool(input=y, indices=indices, output_size=shape)
+
+
+m = Down()
+# @run
+out = m(x)
+"""
+
+
+def test_layers_called_with_torch_forward_keywords():
+    """``self.unpool(input=x, indices=i, output_size=s)``: the generated Cells that stand for torch layers take
+    torch's forward parameter names (MaxUnpool2d's ``construct(self, x, ...)`` raised TypeError on ``input=``), and
+    ``input=`` given to a layer the file built goes first, positionally (MindSpore's cells name it ``x``)."""
+    case = Case(("torch.nn.MaxUnpool2d", "torch.nn.MaxPool2d", "torch.nn.BatchNorm2d"), UNPOOL_KEYWORDS,
+                inputs={"x": rng_array(1, 2, 8, 8)}, rtol=1e-4, atol=1e-5, id="forward keywords",
+                why_tolerance="batch variance is reduced in a different order (float32 rounding)")
+    out = run_case(case)
+    assert "self.bn(y)" in out and "self.pool(x)" in out, out
