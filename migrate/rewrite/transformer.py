@@ -97,6 +97,7 @@ class Rewriter(Parens, Transformer):
                               | _CELL_LACKS)
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
+        self._class_names: dict[str, str] = {}  # ``classname = m.__class__.__name__``: classname -> m
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
 
@@ -160,7 +161,10 @@ class Rewriter(Parens, Transformer):
                 self._carry_to = id(node)
             # nothing to rewrite inside (core/relevance.py), unless an isinstance narrowing renames attributes
             # there (``m.groups`` under ``isinstance(m, nn.Conv2d)`` names no torch object itself)
-            if (not self._narrowed and self.ctx.relevance.skip(node, relevance.API)) or _generated(node):
+            if type(node) is cst.SimpleStatementLine:
+                self._class_name_assign(node)
+            if (not self._narrowed and id(getattr(node, "body", None)) not in self._narrowing
+                    and self.ctx.relevance.skip(node, relevance.API)) or _generated(node):
                 self.binder.bind_only(node, enter=False)  # its bindings still count
                 return False
         return super().on_visit(node)
@@ -657,6 +661,18 @@ class Rewriter(Parens, Transformer):
         return cst.Expr(value=expr(f'_msmigrate_conv_set({t.value.value}, "{t.attr.value}", {code(updated.value)})'),
                         semicolon=updated.semicolon)
 
+    def _class_name_assign(self, line: cst.SimpleStatementLine) -> None:
+        """``classname = m.__class__.__name__`` (read by a later class-name test, ``_class_name_test``); seen even
+        where the statement itself is not walked (it names no torch object)."""
+        for small in line.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                                                         cst.Name):
+                owner = self._class_name_of(small.value)
+                if owner is not None:
+                    self._class_names[small.targets[0].target.value] = owner
+                else:
+                    self._class_names.pop(small.targets[0].target.value, None)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.value, cst.Call):
             self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
@@ -722,6 +738,10 @@ class Rewriter(Parens, Transformer):
         too (``Linear.out_features`` is ``Dense.out_channels``: the entry's ``attrs``). A tuple of
         classes renames the parameters they all name alike."""
         t = node.test
+        by_name = self._class_name_test(t)
+        if by_name is not None:
+            self._narrow_by_name(node, *by_name)
+            return
         if not (isinstance(t, cst.Call) and isinstance(t.func, cst.Name) and t.func.value == "isinstance"
                 and len(t.args) == 2 and isinstance(t.args[0].value, cst.Name)):
             return
@@ -737,6 +757,65 @@ class Rewriter(Parens, Transformer):
         if renames:
             layer = canonical(self.resolver.qualify(items[0]))
             self._narrowing[id(node.body)] = (t.args[0].value.value, layer, renames, id(node.body))
+
+    def _class_name_of(self, node) -> str | None:
+        """``m.__class__.__name__`` / ``type(m).__name__`` / a local assigned one of them: the name ``m``."""
+        if isinstance(node, cst.Name):
+            return self._class_names.get(node.value)
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "__name__"):
+            return None
+        v = node.value
+        if isinstance(v, cst.Attribute) and v.attr.value == "__class__" and isinstance(v.value, cst.Name):
+            return v.value.value
+        if (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type" and len(v.args) == 1
+                and isinstance(v.args[0].value, cst.Name)):
+            return v.args[0].value.value
+        return None
+
+    def _class_name_test(self, t):
+        """An init function's test of a layer's class name (``classname.find('Conv') != -1``, ``'BatchNorm' in
+        classname``, ``classname == 'Linear'``, ``classname.startswith('Conv')``): (the layer's name, a predicate
+        on torch class names), else None."""
+        def literal(n):
+            return n.evaluated_value if isinstance(n, cst.SimpleString) else None
+
+        if isinstance(t, cst.Comparison) and len(t.comparisons) == 1:
+            op, right = t.comparisons[0].operator, t.comparisons[0].comparator
+            left = t.left
+            if (isinstance(left, cst.Call) and isinstance(left.func, cst.Attribute) and left.func.attr.value == "find"
+                    and len(left.args) == 1 and literal(left.args[0].value) is not None):
+                name, text = self._class_name_of(left.func.value), literal(left.args[0].value)
+                found = ((isinstance(op, cst.NotEqual) and code(right) == "-1")
+                         or (isinstance(op, cst.GreaterThanEqual) and code(right) == "0")
+                         or (isinstance(op, cst.GreaterThan) and code(right) == "-1"))
+                if name is not None and found:
+                    return name, lambda c: text in c
+            if isinstance(op, cst.In) and literal(left) is not None and self._class_name_of(right) is not None:
+                text = literal(left)
+                return self._class_name_of(right), lambda c: text in c
+            if isinstance(op, cst.Equal) and literal(right) is not None and self._class_name_of(left) is not None:
+                text = literal(right)
+                return self._class_name_of(left), lambda c: c == text
+        if (isinstance(t, cst.Call) and isinstance(t.func, cst.Attribute) and t.func.attr.value == "startswith"
+                and len(t.args) == 1 and literal(t.args[0].value) is not None
+                and self._class_name_of(t.func.value) is not None):
+            text = literal(t.args[0].value)
+            return self._class_name_of(t.func.value), lambda c: c.startswith(text)
+        return None
+
+    def _narrow_by_name(self, node: cst.If, name: str, matches) -> None:
+        """The branch of a class-name test: ``name`` is one of the torch layers whose class name passes it; their
+        common MindSpore renames apply (``m.weight`` of a 'BatchNorm2d' is ``m.gamma``), and a Conv2d among them
+        has its stride / padding / dilation set through the helper that builds the kernel again."""
+        layers = sorted(e.torch for e in self.table.entries if e.kind == "class" and e.torch.startswith("torch.nn.")
+                        and e.torch.count(".") == 2 and matches(e.torch.rsplit(".", 1)[1]))
+        if not layers:
+            return
+        maps = [self._layer_renames(lay) for lay in layers]
+        renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)}
+        conv = "torch.nn.Conv2d" in layers
+        if renames or conv:
+            self._narrowing[id(node.body)] = (name, "torch.nn.Conv2d" if conv else layers[0], renames, id(node.body))
 
     def _layer_renames(self, layer: str) -> dict:
         """torch attribute name -> MindSpore's for an instance of ``layer``: its parameters (weights.toml) and the
