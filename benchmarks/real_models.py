@@ -1209,9 +1209,13 @@ def research_table_run(path: str) -> dict:
     rows, conversions = [], []
     by_github = {r.github: r.key for r in REPOS.values()}
     _, mark, tail = _read(path).partition("\n" + RESEARCH_HEAD)
+    when = f"the earlier table {os.path.basename(path)}"
     for line in (tail if mark else "").splitlines():
         if line.startswith("## "):
             break
+        m = re.match(r"(?:Merged from \d+ run\(s\): (.*?)\. \d+ of the|Run: (.*?)\.$)", line)
+        if m:
+            when += f" ({m.group(1) or m.group(2)})"
         if not line.startswith("| ") or line.startswith("|---"):
             continue
         c = _cells(line)
@@ -1229,8 +1233,28 @@ def research_table_run(path: str) -> dict:
                          "builds": passed or stage in ("weights", "parity", "parity-forward", "parity-backward"),
                          "stage": stage, "error": c[3] or None, "first_divergence": None, "worst": None,
                          "files": [], "seconds": float(c[4]) if c[4] not in ("", "None") else None,
-                         "run": "an earlier run (read back from the table)"})
+                         "run": when})
     return {"rows": rows, "conversions": conversions}
+
+
+def merge_research(paths: list, out: str) -> int:
+    """``--research --merge A.md B.json ...``: the research section of ``out`` from earlier runs, without running:
+    each model's row and each repository's conversion from the last path that has it (a ``.md`` path is a table
+    this benchmark wrote, read back; a ``.json`` one a run's research_models.json)."""
+    rows, conversions, sources = {}, {}, []
+    for path in paths:
+        run = research_table_run(path) if path.endswith(".md") else json.load(open(path, encoding="utf-8"))
+        rows.update({r["id"]: r for r in run.get("rows", [])})
+        conversions.update({c["package"]: c for c in run.get("conversions", [])})
+    kept = [rows[c.id] for c in RESEARCH if c.id in rows]
+    keys = list(dict.fromkeys(c.repo for c in RESEARCH if c.id in rows))
+    runs = sorted({r.get("run") or "an earlier run" for r in kept})
+    note = (f"Merged from {len(runs)} run(s): {'; '.join(runs)}. {len(kept)} of the {len(RESEARCH)} research models "
+            "have a row.")
+    _write_atomic(out, splice(_read(out), research=render_research(kept, [conversions[k] for k in keys
+                                                                          if k in conversions], 0, note)))
+    print(f"{sum(r['passed'] for r in kept)}/{len(kept)} research models pass parity; table: {out}")
+    return 0
 
 
 def select_research(only: list | None) -> list:
@@ -1371,6 +1395,8 @@ def main(argv=None) -> int:
     if a.worker_batch:
         _worker_batch(a.worker_batch, a.corpus)
         return 0
+    if a.merge and a.research:
+        return merge_research(a.merge, a.out)
     if a.merge:
         return merge(a.merge, a.out)
     if a.research:
