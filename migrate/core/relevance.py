@@ -4,7 +4,7 @@ For each statement the pre-pass records which *kinds* of rewrite could apply ins
 
 * ``API`` (the table pass): a name bound by a torch import, by an import of a local module (its exports may be
   torch's) or by a class of the file; a method call whose name is in the table (or is one of torch.Tensor's); an
-  attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; a call with an ``input=`` keyword; an
+  attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; a call with an ``input=`` or ``output_size=`` keyword; an
   import.
 * ``OPERATORS`` (rewrite/operators.py): ``~``, ``<<``, ``>>``, ``&``, ``|``, ``^``, ``**``, an augmented
   assignment, a subscript of ``.data``, a subscript read with a step (``x[:, ::2]``), an arithmetic operator
@@ -132,8 +132,8 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int]) -> int
     elif isinstance(node, ast.Call):
         if isinstance(node.func, ast.Attribute) and node.func.attr in methods:
             mask = API
-        elif any(k.arg == "input" for k in node.keywords):
-            mask = API  # ``self.unpool(input=x, ...)``: a layer's forward keyword MindSpore names otherwise
+        elif any(k.arg in ("input", "output_size") for k in node.keywords):
+            mask = API  # ``self.unpool(input=x, ...)``, ``self.up(x, output_size=s)``: a layer's forward keyword
     elif isinstance(node, ast.BinOp):
         if isinstance(node.op, _OPERATOR_NODES):
             mask = OPERATORS

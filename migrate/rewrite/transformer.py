@@ -478,6 +478,14 @@ class Rewriter(Parens, Transformer):
         if probe is not None:
             return self._probe(*probe, original, updated)
         updated = self._input_positional(original, updated)
+        if (self.resolver.layer_of(original.func) == "torch.nn.ConvTranspose2d"
+                and (len(original.args) > 1 or any(a.keyword is not None and a.keyword.value == "output_size"
+                                                   for a in original.args))):
+            # built as nn.Conv2dTranspose, whose construct takes the input only (a TypeError when it runs)
+            self._fail("torch.nn.ConvTranspose2d.forward(output_size=...)", "MindSpore's Conv2dTranspose takes no "
+                       "output size when called: give the layer the output_padding that reaches it", original,
+                       torch_rooted=False)
+            return updated
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):

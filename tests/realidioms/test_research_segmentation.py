@@ -147,3 +147,20 @@ def test_layers_picked_by_class_name():
                 why_tolerance="batch variance and convolutions reduced in another order (float32 rounding)")
     out = run_case(case)
     assert '_msmigrate_conv_set(m, "stride", (1, 1))' in out and "m.gamma" in out, out
+
+
+def test_a_transposed_convolution_called_with_an_output_size_is_a_marker():
+    """``self.up(x, output_size=s)``: the layer is built as MindSpore's Conv2dTranspose, whose construct takes the
+    input only; it raised TypeError when it ran, with no marker (silent at convert)."""
+    result = convert_source(HEADER + """
+
+class Up(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(2, 2, 3, stride=2, padding=1)
+
+    def forward(self, x, skip):
+        return self.up(x, output_size=skip.size())
+""")
+    assert [u.api for u in result.unsupported] == ["torch.nn.ConvTranspose2d.forward(output_size=...)"], \
+        result.unsupported
