@@ -164,3 +164,30 @@ class Up(nn.Module):
 """)
     assert [u.api for u in result.unsupported] == ["torch.nn.ConvTranspose2d.forward(output_size=...)"], \
         result.unsupported
+
+
+STD_CONV = HEADER + """
+
+class StdConv2d(nn.Conv2d):  # TransUNet's ResNetV2: weight standardisation in forward
+    def forward(self, x):
+        w = self.weight
+        v, m = torch.var_mean(w, dim=[1, 2, 3], keepdim=True, unbiased=False)
+        w = (w - m) / torch.sqrt(v + 1e-5)
+        return F.conv2d(x, w, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+m = StdConv2d(3, 4, 3, padding=1, bias=False)
+# @run
+out = m(x)
+s = torch.std(x, [2, 3]) + torch.var(x, dim=[1], keepdim=True).mean()
+"""
+
+
+def test_a_variance_over_a_list_of_dims():
+    """``torch.var_mean(w, dim=[1, 2, 3], ...)``: MindSpore's reductions refuse a list of axes ("Each axis should
+    be integer"); a literal list becomes a tuple (std, var, var_mean, std_mean: the rule they share)."""
+    case = Case(("torch.var_mean", "torch.std", "torch.var"), STD_CONV, names=("out", "s"),
+                inputs={"x": rng_array(2, 3, 6, 6)}, rtol=1e-4, atol=1e-5, id="dim list",
+                why_tolerance="a reduction in another order (float32 rounding)")
+    out = run_case(case)
+    assert "axis=(1, 2, 3)" in out, out
