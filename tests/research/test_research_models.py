@@ -86,3 +86,31 @@ def test_research_table_counts_silent_failures():
     again = real_models.splice(both, library="# Real models\n\nnew library table\n")
     assert "new library table" in again and "\nlibrary table" not in again
     assert again.endswith(md), "regenerating the library table keeps the research section"
+
+
+def test_the_research_table_reads_back_and_merges(tmp_path):
+    """An --only run (or --research --merge) updates its rows of the table it writes: the rows already there are
+    read back (verdict, stage, cause, markers, seconds; built = passed or stopped after the MindSpore build)."""
+    rows = [
+        {"id": "research/segdecnet/DecisionNet", "builds": True, "passed": True, "stage": None, "error": None,
+         "markers": 0, "seconds": 1.0},
+        {"id": "research/starkan/StarKAN", "builds": False, "passed": False, "stage": "build-ms",
+         "error": "ValueError: in_channels | 0", "markers": 0, "seconds": 2.0},
+        {"id": "research/semseg/segnet", "builds": True, "passed": False, "stage": "parity", "error": "TypeError: x",
+         "markers": 1, "seconds": 3.0},
+    ]
+    conv = [{"package": "semseg", "rc": 1, "ok": True, "seconds": 4.0, "files": 10, "markers": 6,
+             "error": "ptsemseg/models: 1 file(s) not converted: x.py", "summary": ""}]
+    doc = tmp_path / "real_models.md"
+    doc.write_text("# Real models\n\nlibrary\n\n" + real_models.render_research(rows, conv, 6.0, "Run: then."))
+    back = real_models.research_table_run(str(doc))
+    assert [(r["id"], r["passed"], r["builds"], r["stage"], r["error"], r["markers"]) for r in back["rows"]] == [
+        (r["id"], r["passed"], r["builds"], r["stage"], r["error"], r["markers"]) for r in rows]
+    assert back["conversions"][0]["error"] == conv[0]["error"] and back["conversions"][0]["ok"]
+    new = tmp_path / "run.json"
+    new.write_text('{"rows": [{"id": "research/semseg/segnet", "builds": true, "passed": true, "stage": null, '
+                   '"error": null, "markers": 0, "seconds": 5.0, "run": "now"}], "conversions": []}')
+    assert real_models.merge_research([str(doc), str(new)], str(doc)) == 0
+    text = doc.read_text()
+    assert text.startswith("# Real models\n\nlibrary\n") and "| research/semseg/segnet | 0 | pass |  | 5.0 |" in text
+    assert "| research/starkan/StarKAN | 0 | silent fail (build-ms) |" in text and "(then)" in text
