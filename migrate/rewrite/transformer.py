@@ -703,6 +703,10 @@ class Rewriter(Parens, Transformer):
         if self._narrowed and isinstance(original.value, cst.Name):
             for name, layer, renames, _ in reversed(self._narrowed):
                 if name == original.value.value:
+                    if original.attr.value in renames and renames[original.attr.value] is None:
+                        return self._fail(f"{layer}.{original.attr.value}", "the layers whose class name passes the "
+                                          "test name this attribute differently in MindSpore: test isinstance "
+                                          "for each", original, torch_rooted=False) or updated
                     if original.attr.value in renames:
                         new = expr(f"{name}.{renames[original.attr.value]}")
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
@@ -821,6 +825,9 @@ class Rewriter(Parens, Transformer):
             return
         maps = [self._layer_renames(lay) for lay in layers]
         renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)}
+        for k in {k for m in maps for k in m} - set(renames):
+            renames[k] = None  # the layers that pass name it differently (BatchNorm2d's gamma, BatchNorm3d's
+            # bn2d.gamma): no one spelling is right, a marker at its use
         conv = "torch.nn.Conv2d" in layers
         if renames or conv:
             self._narrowing[id(node.body)] = (name, "torch.nn.Conv2d" if conv else layers[0], renames, id(node.body))

@@ -191,3 +191,21 @@ def test_a_variance_over_a_list_of_dims():
                 why_tolerance="a reduction in another order (float32 rounding)")
     out = run_case(case)
     assert "axis=(1, 2, 3)" in out, out
+
+
+def test_a_class_name_test_matching_layers_named_differently_is_a_marker():
+    """``classname.find('BatchNorm') != -1: init.normal_(m.weight.data, ...)`` (Attention-Gated-Networks): the
+    name passes BatchNorm2d (``gamma``) and BatchNorm3d (``bn2d.gamma``); no one spelling is right, so the use is
+    marked instead of left as ``m.weight`` (an AttributeError when the model was built, with no marker)."""
+    result = convert_source(HEADER + """from torch.nn import init
+
+
+def weights_init(m):
+    classname = m.__class__.__name__
+    if classname.find('BatchNorm') != -1:
+        init.normal_(m.weight.data, 1.0, 0.02)
+    elif classname.find('BatchNorm2d') != -1:
+        init.constant_(m.bias.data, 0.0)
+""")
+    assert [u.line for u in result.unsupported] == [10], result.unsupported
+    assert "m.beta.data" in result.code, result.code
