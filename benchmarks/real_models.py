@@ -176,6 +176,20 @@ REPOS = {r.key: r for r in [
     Repo("restormer", "swz30/Restormer", "df766d5521", ["basicsr/models/archs/restormer_arch.py"],
          root="basicsr/models/archs"),
     Repo("srgan", "Lornatang/SRGAN-PyTorch", "8842030eb4", ["model.py"]),
+    # segmentation, medical, classification (added)
+    Repo("semseg", "meetps/pytorch-semseg", "801fb20054", ["ptsemseg/models"]),
+    Repo("csail-semseg", "CSAILVision/semantic-segmentation-pytorch", "8f27c9b97d",
+         ["mit_semseg/models", "mit_semseg/lib/nn"]),
+    Repo("hrnet-seg", "HRNet/HRNet-Semantic-Segmentation", "0bbb288044", ["lib/models"], root="lib"),
+    Repo("transunet", "Beckschen/TransUNet", "02ef0010b3", ["networks"]),
+    Repo("medt", "jeya-maria-jose/Medical-Transformer", "62f40a530c", ["lib/models"]),
+    Repo("deeplab-kazuto", "kazuto1011/deeplab-pytorch", "4219467fa5", ["libs/models"]),
+    Repo("pidnet", "XuJiacong/PIDNet", "4c158cf24c", ["models"]),
+    Repo("3dunet", "wolny/pytorch-3dunet", "a33e2c7038", ["pytorch3dunet/unet3d"]),
+    Repo("attention-gated", "ozan-oktay/Attention-Gated-Networks", "eee4881fdc",
+         ["models/networks", "models/layers", "models/networks_other.py"]),
+    Repo("unet-bubbliiiing", "bubbliiiing/unet-pytorch", "5bcd6b4c83", ["nets"]),
+    Repo("pretrainedmodels", "Cadene/pretrained-models.pytorch", "8aae3d8f11", ["pretrainedmodels/models"]),
     # GANs, language models, detectors (added)
     Repo("adain", "naoto0804/pytorch-AdaIN", "47950d0e66", ["net.py", "function.py"]),
     Repo("stylegan", "rosinality/style-based-gan-pytorch", "07fa60be77", ["model.py"]),
@@ -279,6 +293,103 @@ RESEARCH = [
         (1, 3, 24, 24)),
     _rc("srgan", "discriminator_for_vgg", "model",
         "M.discriminator_for_vgg(in_channels=3, out_channels=1, channels=64)", (1, 3, 96, 96)),
+    # segmentation, medical, classification (added)
+    # smaller inputs than research_repos.md's where the model takes any size (parity on 2 shared CPU cores): semseg
+    # segnet / fcn8s 256 -> 64, pspnet 256 -> 128, icnet 1025x2049 -> 129x257, frrn 256x512 -> 128x256; CSAIL 256 ->
+    # 128; HRNet 256x512 -> 128x256; deeplab-pytorch 256 -> 128; PIDNet 512x1024 -> 256x512; pytorch-3dunet 3D
+    # 32x64x64 -> 16x32x32; Attention-Gated 3D 64^3 -> 32^3; bubbliiiing's unet 256 -> 128. The rest as listed.
+    # Batch 2 where a BatchNorm follows a global pooling (PPM, ASPP, DAPPM): torch itself refuses one value per
+    # channel in training mode.
+    _rc("semseg", "segnet", "ptsemseg.models.segnet", "M.segnet(n_classes=21, in_channels=3)", (1, 3, 64, 64)),
+    _rc("semseg", "unet", "ptsemseg.models.unet",
+        "M.unet(feature_scale=4, n_classes=2, is_deconv=True, in_channels=3)", (1, 3, 572, 572)),
+    _rc("semseg", "fcn8s", "ptsemseg.models.fcn", "M.fcn8s(n_classes=21)", (1, 3, 64, 64)),  # corpus: 256
+    _rc("semseg", "pspnet", "ptsemseg.models.pspnet",
+        "M.pspnet(n_classes=19, block_config=[3, 4, 6, 3], input_size=(128, 128))", (2, 3, 128, 128)),  # 256
+    # icnet: the corpus' 1025x2049 made 129x257 (the model takes input_size; the same pyramid, 8x smaller)
+    _rc("semseg", "icnet", "ptsemseg.models.icnet", "M.icnet(n_classes=19, input_size=(129, 257))",
+        (2, 3, 129, 257)),
+    _rc("semseg", "frrnA", "ptsemseg.models.frrn", "M.frrn(n_classes=19, model_type='A')", (1, 3, 128, 256)),
+    # the encoder and the decoder are run as the repository's training script does: dec(enc(x), segSize)
+    _rc("csail-semseg", "ResnetDilated18-PPMDeepsup", "mit_semseg.models.models",
+        "pair(lambda s, x: s.dec(s.enc(x, return_feature_maps=True), segSize=(128, 128)), "
+        "enc=M.ResnetDilated(imp('mit_semseg.models.resnet').resnet18(pretrained=False), dilate_scale=8), "
+        "dec=M.ModelBuilder.build_decoder(arch='ppm_deepsup', fc_dim=512, num_class=150, use_softmax=True))", (2, 3, 128, 128)),
+    _rc("csail-semseg", "MobileNetV2Dilated-C1DeepSup", "mit_semseg.models.models",
+        "pair(lambda s, x: s.dec(s.enc(x, return_feature_maps=True), segSize=(128, 128)), "
+        "enc=M.MobileNetV2Dilated(imp('mit_semseg.models.mobilenet').mobilenetv2(pretrained=False), "
+        "dilate_scale=8), "
+        "dec=M.ModelBuilder.build_decoder(arch='c1_deepsup', fc_dim=320, num_class=150, use_softmax=True))", (2, 3, 128, 128)),
+    _rc("csail-semseg", "HRNetV2-C1", "mit_semseg.models.models",
+        "pair(lambda s, x: s.dec(s.enc(x, return_feature_maps=True), segSize=(128, 128)), "
+        "enc=imp('mit_semseg.models.hrnet').hrnetv2(pretrained=False), "
+        "dec=M.ModelBuilder.build_decoder(arch='c1', fc_dim=720, num_class=150, use_softmax=True))", (2, 3, 128, 128)),
+    _rc("csail-semseg", "Resnet50-UPerNet", "mit_semseg.models.models",
+        "pair(lambda s, x: s.dec(s.enc(x, return_feature_maps=True), segSize=(128, 128)), "
+        "enc=M.Resnet(imp('mit_semseg.models.resnet').resnet50(pretrained=False)), "
+        "dec=M.ModelBuilder.build_decoder(arch='upernet', fc_dim=2048, num_class=150, use_softmax=True))", (2, 3, 128, 128)),
+    # HRNet: np.int (gone since numpy 1.24) set back before building, as the corpus says; the yacs config is a shim
+    _rc("hrnet-seg", "seg_hrnet_w48", "models.seg_hrnet",
+        "(setattr(imp('numpy'), 'int', int), c := imp('config').config, c.defrost(), c.merge_from_file("
+        "'experiments/cityscapes/seg_hrnet_w48_train_512x1024_sgd_lr1e-2_wd5e-4_bs_12_epoch484.yaml'), "
+        "setattr(c.MODEL, 'PRETRAINED', ''), M.get_seg_model(c))[-1]", (1, 3, 128, 256)),
+    _rc("hrnet-seg", "seg_hrnet_ocr_w48", "models.seg_hrnet_ocr",
+        "(setattr(imp('numpy'), 'int', int), c := imp('config').config, c.defrost(), c.merge_from_file("
+        "'experiments/cityscapes/seg_hrnet_ocr_w48_train_512x1024_sgd_lr1e-2_wd5e-4_bs_12_epoch484.yaml'), "
+        "setattr(c.MODEL, 'PRETRAINED', ''), M.get_seg_model(c))[-1]", (1, 3, 128, 256)),
+    _rc("transunet", "R50-ViT-B_16", "networks.vit_seg_modeling",
+        "(c := M.CONFIGS['R50-ViT-B_16'], setattr(c, 'n_classes', 9), setattr(c, 'n_skip', 3), "
+        "setattr(c.patches, 'grid', (14, 14)), setattr(c.transformer, 'num_layers', 2), "
+        "M.VisionTransformer(c, img_size=224, num_classes=9))[-1]", (1, 3, 224, 224)),
+    _rc("transunet", "ViT-B_16", "networks.vit_seg_modeling",
+        "(c := M.CONFIGS['ViT-B_16'], setattr(c, 'n_classes', 9), setattr(c, 'n_skip', 0), "
+        "setattr(c.transformer, 'num_layers', 2), M.VisionTransformer(c, img_size=224, num_classes=9))[-1]",
+        (1, 3, 224, 224)),
+    _rc("medt", "MedT", "lib.models.axialnet", "M.MedT(img_size=128, imgchan=3)", (1, 3, 128, 128)),
+    _rc("medt", "gated", "lib.models.axialnet", "M.gated(img_size=128, imgchan=3)", (1, 3, 128, 128)),
+    _rc("medt", "axialunet", "lib.models.axialnet", "M.axialunet(img_size=128, imgchan=3)", (1, 3, 128, 128)),
+    _rc("deeplab-kazuto", "DeepLabV3Plus", "libs.models",
+        "M.DeepLabV3Plus(n_classes=21, n_blocks=[3, 4, 6, 3], atrous_rates=[6, 12, 18], multi_grids=[1, 2, 4], "
+        "output_stride=16)", (2, 3, 128, 128)),
+    _rc("deeplab-kazuto", "MSC-DeepLabV3", "libs.models",
+        "M.MSC(base=M.DeepLabV3(n_classes=21, n_blocks=[3, 4, 6, 3], atrous_rates=[6, 12, 18], "
+        "multi_grids=[1, 2, 4], output_stride=16), scales=[0.5, 0.75])", (2, 3, 128, 128)),
+    _rc("deeplab-kazuto", "DeepLabV2_ResNet101_MSC", "libs.models", "M.DeepLabV2_ResNet101_MSC(n_classes=21)", (2, 3, 128, 128)),
+    _rc("deeplab-kazuto", "DeepLabV1_ResNet101", "libs.models", "M.DeepLabV1_ResNet101(n_classes=21)", (1, 3, 128, 128)),
+    _rc("pidnet", "PIDNet-S", "models.pidnet",
+        "M.PIDNet(m=2, n=3, num_classes=19, planes=32, ppm_planes=96, head_planes=128, augment=False)",
+        (2, 3, 256, 512)),
+    _rc("pidnet", "PIDNet-S-augment", "models.pidnet",
+        "M.PIDNet(m=2, n=3, num_classes=19, planes=32, ppm_planes=96, head_planes=128, augment=True)",
+        (2, 3, 256, 512)),
+    _rc("3dunet", "UNet3D", "pytorch3dunet.unet3d.model",
+        "M.UNet3D(in_channels=1, out_channels=2, f_maps=16, num_levels=3, layer_order='gcr', num_groups=8)",
+        (1, 1, 16, 32, 32)),
+    _rc("3dunet", "ResidualUNetSE3D", "pytorch3dunet.unet3d.model",
+        "M.ResidualUNetSE3D(in_channels=1, out_channels=2, f_maps=16, num_levels=3)", (1, 1, 16, 32, 32)),
+    _rc("3dunet", "UNet2D", "pytorch3dunet.unet3d.model",
+        "M.UNet2D(in_channels=3, out_channels=2, f_maps=16, num_levels=4, layer_order='cbr')", (1, 3, 128, 128)),
+    _rc("attention-gated", "unet_ct_single_att_dsv", "models.networks",
+        "M.get_network('unet_ct_single_att_dsv', n_classes=2, in_channels=1, feature_scale=4, tensor_dim='3D', "
+        "nonlocal_mode='concatenation', attention_dsample=(2, 2, 2))", (1, 1, 32, 32, 32)),
+    _rc("attention-gated", "unet_ct_multi_att_dsv", "models.networks",
+        "M.get_network('unet_ct_multi_att_dsv', n_classes=2, in_channels=1, feature_scale=4, tensor_dim='3D', "
+        "nonlocal_mode='concatenation', attention_dsample=(2, 2, 2))", (1, 1, 32, 32, 32)),
+    _rc("attention-gated", "unet_grid_gating", "models.networks",
+        "M.get_network('unet_grid_gating', n_classes=2, in_channels=1, feature_scale=4, tensor_dim='3D', "
+        "nonlocal_mode='concatenation', attention_dsample=(2, 2, 2))", (1, 1, 32, 32, 32)),
+    _rc("attention-gated", "sononet_grid_attention", "models.networks",
+        "M.get_network('sononet_grid_attention', n_classes=14, in_channels=1, feature_scale=8, tensor_dim='2D', "
+        "nonlocal_mode='concatenation_mean_flow', aggregation_mode='mean')", (1, 1, 208, 272)),
+    _rc("attention-gated", "sononet2", "models.networks",
+        "M.get_network('sononet2', n_classes=14, in_channels=1, feature_scale=8, tensor_dim='2D')",
+        (1, 1, 208, 272)),
+    _rc("unet-bubbliiiing", "Unet-vgg", "nets.unet",
+        "(m := M.Unet(num_classes=21, pretrained=False, backbone='vgg'), "
+        "imp('nets.unet_training').weights_init(m))[0]", (1, 3, 128, 128)),
+    _rc("unet-bubbliiiing", "Unet-resnet50", "nets.unet",
+        "(m := M.Unet(num_classes=2, pretrained=False, backbone='resnet50'), "
+        "imp('nets.unet_training').weights_init(m))[0]", (1, 3, 128, 128)),
     # GANs, language models, detectors (added)
     _rc("adain", "Net", "net", "M.Net(M.vgg, M.decoder)", inputs=[(1, 3, 128, 128), (1, 3, 128, 128)]),
     _rc("adain", "decoder", "net", "M.decoder", (1, 512, 16, 16)),
@@ -311,16 +422,19 @@ RESEARCH = [
         "M.Darknet('cfg/yolov4-tiny.cfg', inference=True)", (1, 3, 416, 416)),
     _rc("ssd", "SSD300-train", "ssd", "M.build_ssd('train', size=300, num_classes=21)", (1, 3, 300, 300)),
     _rc("retinaface", "RetinaFace-mnet", "models.retinaface",
-        "M.RetinaFace(cfg=dict(I('data').cfg_mnet, pretrain=False), phase='test')", (1, 3, 640, 640)),
+        "M.RetinaFace(cfg=dict(imp('data').cfg_mnet, pretrain=False), phase='test')", (1, 3, 640, 640)),
     _rc("retinaface", "RetinaFace-re50", "models.retinaface",
-        "M.RetinaFace(cfg=dict(I('data').cfg_re50, pretrain=False), phase='train')", (1, 3, 320, 320)),
+        "M.RetinaFace(cfg=dict(imp('data').cfg_re50, pretrain=False), phase='train')", (1, 3, 320, 320)),
     _rc("yolox", "YOLOX-nano", "yolox.models",
         "M.YOLOX(M.YOLOPAFPN(0.33, 0.25, in_channels=[256, 512, 1024], depthwise=True), "
         "M.YOLOXHead(80, 0.25, in_channels=[256, 512, 1024], depthwise=True))", inputs=[(1, 3, 416, 416)],
         kwargs={"targets": YOLOX_TARGETS}),
     _rc("yolox", "yolox_s", "yolox.models.build", "M.yolox_s(pretrained=False)", inputs=[(1, 3, 320, 320)],
         kwargs={"targets": YOLOX_TARGETS}),
-]
+] + [_rc("pretrainedmodels", name, "pretrainedmodels", f"M.{name}(num_classes=1000, pretrained=None)",
+         (1, 3, size, size)) for name, size in [
+    ("nasnetamobile", 224), ("pnasnet5large", 331), ("inceptionv4", 299), ("xception", 299), ("dpn68", 224),
+    ("se_resnext50_32x4d", 224), ("bninception", 224), ("polynet", 331)]]
 
 
 # ------------------------------------------------------------------------------ fetch and convert
@@ -404,6 +518,85 @@ def research_deps(corpus: str = CORPUS, log=print) -> None:
             raise FetchError(f"pip install --target {' '.join(todo)} failed: {_last(r.stderr)}")
 
 
+# Stand-ins for pip packages a research model imports but never needs to compute (the corpus' "extra pip deps"; never
+# installed into the venv): written into CORPUS/shims, on sys.path for both sides alike, after CORPUS/deps. A config
+# container the model reads (yacs, ml_collections) behaves as the real one for what the models use; a module only
+# imported (plotting, image metrics, munch) raises if a model ever calls into it.
+_ATTR_DICT = '''
+import copy
+
+
+class AttrDict(dict):
+    """A dict whose keys are attributes, nested dicts made the same (what yacs' CfgNode and ml_collections'
+    ConfigDict give the models that read them)."""
+
+    def __init__(self, init=None, *args, **kwargs):
+        super().__init__()
+        for k, v in dict(init or {}).items():
+            self[k] = type(self)(v) if isinstance(v, dict) and not isinstance(v, AttrDict) else v
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = type(self)(value) if isinstance(value, dict) and not isinstance(value, AttrDict) else value
+
+    def merge(self, other):
+        for k, v in other.items():
+            if isinstance(v, dict) and isinstance(self.get(k), dict):
+                self[k].merge(v)
+            else:
+                self[k] = type(self)(v) if isinstance(v, dict) else v
+
+    def clone(self):
+        return copy.deepcopy(self)
+
+    def to_dict(self):
+        return {k: v.to_dict() if isinstance(v, AttrDict) else v for k, v in self.items()}
+
+    def defrost(self):
+        pass
+
+    freeze = defrost
+'''
+_STUB = '''
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+
+    def stub(*args, **kwargs):
+        raise RuntimeError(f"{__name__}.{name}: a benchmark shim (the package is not installed)")
+    return stub
+'''
+SHIMS = {
+    "_msmigrate_attrdict.py": _ATTR_DICT,
+    "yacs/__init__.py": "",
+    "yacs/config.py": "import yaml\nfrom _msmigrate_attrdict import AttrDict\n\n\nclass CfgNode(AttrDict):\n"
+                      "    def merge_from_file(self, path):\n        with open(path) as f:\n"
+                      "            self.merge(yaml.safe_load(f) or {})\n",
+    "ml_collections/__init__.py": "from _msmigrate_attrdict import AttrDict as ConfigDict\n",
+    "munch/__init__.py": "from _msmigrate_attrdict import AttrDict as Munch\n\n\ndef munchify(x):\n"
+                         "    return Munch(x) if isinstance(x, dict) else x\n",
+    "matplotlib/__init__.py": _STUB, "matplotlib/pyplot.py": _STUB,
+    **{f"skimage/{m}.py": _STUB for m in ("__init__", "color", "measure", "metrics", "filters", "segmentation",
+                                           "exposure")},
+}
+
+
+def write_shims(corpus: str = CORPUS) -> str:
+    """SHIMS into CORPUS/shims (rewritten each run); returns the folder."""
+    top = os.path.join(corpus, "shims")
+    for rel, text in SHIMS.items():
+        path = os.path.join(top, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if _read(path) != text:
+            _write_atomic(path, text)
+    return top
+
+
 def _git_dir(repo: Repo, mirror: str) -> str | None:
     base = os.path.join(mirror, repo.github.replace("/", "+"), "repo")
     for d in (os.path.join(base, ".git"), base):
@@ -445,10 +638,11 @@ def convert_repo(repo: Repo, corpus: str = CORPUS, timeout: int = 1800) -> dict:
     output (the real CLI; a folder converts as one project)."""
     src, out = (os.path.join(corpus, "research", d, repo.key) for d in ("src", "ms"))
     shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(src, out, ignore=shutil.ignore_patterns("__pycache__", ".msmigrate-commit"))
+    shutil.copytree(src, out, symlinks=True,  # a checkout may hold dangling links (CSAIL: notebooks/ckpt)
+                    ignore=shutil.ignore_patterns("__pycache__", ".msmigrate-commit"))
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
-    rcs, errors, summaries, files, markers = [], [], [], 0, 0
+    rcs, errors, partial, summaries, files, markers = [], [], [], [], 0, 0
     for i, folder in enumerate(repo.folders):
         target = os.path.join(out, folder)
         if os.path.isdir(target):
@@ -461,7 +655,13 @@ def convert_repo(repo: Repo, corpus: str = CORPUS, timeout: int = 1800) -> dict:
                                 target, "--report", report], capture_output=True, text=True, timeout=timeout,
                                env=env, cwd=ROOT)
             rcs.append(r.returncode)
-            if r.returncode not in (0, 3):
+            failed = sorted({ln.split(": error: ")[0].strip() for ln in r.stdout.splitlines() if ": error: " in ln})
+            if r.returncode == 1 and failed:  # some files not converted (a syntax error in the repository's own
+                # code): the rest was written and the models that never import those files can still run
+                partial.append(f"{folder}: {len(failed)} file(s) not converted: "
+                               + ", ".join(os.path.relpath(f.rsplit(":", 1)[0], os.path.join(src, folder))
+                                           for f in failed))
+            elif r.returncode not in (0, 3):
                 errors.append(f"{folder}: {_last(r.stderr) or f'exit {r.returncode}'}")
             summaries.append(_last(r.stdout))
         except subprocess.TimeoutExpired:
@@ -473,7 +673,8 @@ def convert_repo(repo: Repo, corpus: str = CORPUS, timeout: int = 1800) -> dict:
     ok = not errors and files > 0
     return {"package": repo.key, "rc": max(rcs, key=abs) if rcs else -1, "ok": ok,
             "seconds": round(time.perf_counter() - t0, 1), "files": files, "markers": markers,
-            "error": "; ".join(errors) or (None if ok else "nothing written"), "summary": "; ".join(summaries)}
+            "error": "; ".join(errors + partial) or (None if ok else "nothing written"),
+            "summary": "; ".join(summaries)}
 
 
 def _py_files(d):
@@ -653,6 +854,10 @@ def _build(case: Case, corpus: str, side: str):
     deps = os.path.join(corpus, "deps")
     if deps not in sys.path:
         sys.path.insert(1, deps)
+    if case.repo:
+        shims = write_shims(corpus)
+        if shims not in sys.path:
+            sys.path.insert(sys.path.index(deps) + 1, shims)
     _stub_meta_registrations()
     stage = f"import-{side}"
     cwd, old_home = os.getcwd(), os.environ.get("HOME")
@@ -663,8 +868,9 @@ def _build(case: Case, corpus: str, side: str):
             os.environ["HOME"] = home
         module = importlib.import_module(case.module)
         stage = f"build-{side}"
-        if case.entry:  # M: the module; I(name): another module of the repository
-            model = eval(case.entry, {"M": module, "I": importlib.import_module})  # noqa: S307 - the benchmark's own table
+        if case.entry:  # M: the module; imp(name): another module of the repository; pair(...): _composer
+            model = eval(case.entry, {"M": module, "imp": importlib.import_module,  # noqa: S307 - our own table
+                                      "pair": _composer(side)})
         else:
             factory = getattr(module, case.factory)
             model = factory(*case.args, **case.kwargs)
@@ -762,6 +968,23 @@ def _bind(model, args, kwargs, side: str):
                 a, k = _rebuild(args, kwargs, flat)
                 return self.model(*a, **k)
     return Bound(model)
+
+
+def _composer(side: str):
+    """``pair(call, **children)``: a module of ``side``'s framework holding ``children`` whose forward is
+    ``call(self, *inputs)`` (a model the repository runs as two parts, ``dec(enc(x), ...)``)."""
+    def pair(call, **children):
+        if side == "torch":
+            import torch
+            base, method = torch.nn.Module, "forward"
+        else:
+            import mindspore
+            base, method = mindspore.nn.Cell, "construct"
+        model = type("Composed", (base,), {method: lambda self, *xs: call(self, *xs)})()
+        for name, child in children.items():
+            setattr(model, name, child)
+        return model
+    return pair
 
 
 def _source_files(torch_model, corpus: str, case: Case | None = None) -> list:
@@ -920,6 +1143,8 @@ def run_batch(cases: list, corpus: str = CORPUS, timeout: int = 600, on_start=No
     import threading
 
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), GLOG_v="3")
+    if any(c.repo for c in cases):  # generated *_pb2 modules of old protobuf releases (pytorch-semseg's caffe_pb2)
+        env.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")  # import only with the Python backend
     rows, todo = [], list(cases)
     while todo:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -1108,7 +1333,8 @@ def render_research(rows: list, conversions: list, total_seconds: float, note: s
            "|---|---|---|---:|---:|---:|---|"]
     for c in conversions:
         repo = REPOS.get(c["package"])
-        res = "ok" if c["ok"] else _md_cell(f"FAILED: {c['error']}")
+        res = _md_cell(("ok" + (f" ({c['error']})" if c.get("error") else "")) if c["ok"] else
+                       f"FAILED: {c['error']}")
         out.append(f"| {repo.github if repo else c['package']} | {repo.commit if repo else '-'} | "
                    f"{_md_cell(', '.join(repo.folders)) if repo else '-'} | {c['files']} | "
                    f"{c['markers'] if c['markers'] is not None else '-'} | {c['seconds']} | {res} |")
@@ -1195,38 +1421,6 @@ def table_run(path: str) -> dict:
     return {"rows": rows, "conversions": conversions, "versions": versions, "run": when}
 
 
-def research_table_run(path: str) -> dict:
-    """The rows and conversions of the research section of a table this benchmark wrote (``render_research``), read
-    back: a partial ``--research --only`` run updates its rows and keeps the others'."""
-    rows, conversions, part = [], [], 0
-    by_github = {r.github: r.key for r in REPOS.values()}
-    in_section = False
-    for line in _read(path).splitlines():
-        if line.startswith("## "):
-            in_section = line.strip() == RESEARCH_HEAD
-            continue
-        if not in_section or not line.startswith("| ") or line.startswith("|---"):
-            continue
-        c = _cells(line)
-        if c[0] in ("repository", "model"):
-            part = 1 if c[0] == "repository" else 2
-            continue
-        if part == 1 and c[0] in by_github:
-            ok = c[6] == "ok"
-            conversions.append({"package": by_github[c[0]], "rc": 0 if ok else 1, "ok": ok, "seconds": float(c[5]),
-                                "files": int(c[3]), "markers": None if c[4] == "-" else int(c[4]),
-                                "error": None if ok else c[6].removeprefix("FAILED: "), "summary": ""})
-        elif part == 2:
-            verdict = c[2]
-            stage = verdict[verdict.find("(") + 1:-1] if "(" in verdict else None
-            rows.append({"id": c[0], "markers": None if c[1] == "-" else int(c[1]), "passed": verdict == "pass",
-                         "builds": verdict == "pass" or stage in ("parity", "parity-forward", "parity-backward",
-                                                                  "weights"),
-                         "stage": stage, "error": c[3] or None, "seconds": float(c[4]), "files": [],
-                         "first_divergence": None, "worst": None, "run": "the earlier table"})
-    return {"rows": rows, "conversions": conversions}
-
-
 def merge(paths: list, out: str) -> int:
     """One table from several partial runs (``--only torchvision/`` here, ``--only timm/ --only smp/`` there): for
     each package, the rows and the conversion of the last run in ``paths`` whose conversion of it succeeded. A
@@ -1268,6 +1462,62 @@ def merge(paths: list, out: str) -> int:
                   sum(r["seconds"] or 0 for r in rows), note)
     _write_atomic(out, splice(_read(out), library=text))
     print(f"{sum(r['passed'] for r in rows)}/{len(rows)} pass parity; table: {out}")
+    return 0
+
+
+def research_table_run(path: str) -> dict:
+    """The research section of a table this benchmark wrote (``render_research``), read back: each model's row as
+    the table shows it (markers, verdict and stage, first cause, seconds; built = passed or stopped at weights /
+    parity, the stages after the MindSpore build) and each repository's conversion. So ``--only`` updates its rows
+    of the table when the earlier runs' JSON is gone (another checkout, a fresh corpus folder)."""
+    rows, conversions = [], []
+    by_github = {r.github: r.key for r in REPOS.values()}
+    _, mark, tail = _read(path).partition("\n" + RESEARCH_HEAD)
+    when = f"the earlier table {os.path.basename(path)}"
+    for line in (tail if mark else "").splitlines():
+        if line.startswith("## "):
+            break
+        m = re.match(r"(?:Merged from \d+ run\(s\): (.*?)\. \d+ of the|Run: (.*?)\.$)", line)
+        if m:
+            when += f" ({m.group(1) or m.group(2)})"
+        if not line.startswith("| ") or line.startswith("|---"):
+            continue
+        c = _cells(line)
+        if len(c) == 7 and c[0] in by_github:
+            ok = c[6].startswith("ok")
+            conversions.append({"package": by_github[c[0]], "rc": 0 if ok else 1, "ok": ok,
+                                "seconds": float(c[5]), "files": int(c[3]),
+                                "markers": None if c[4] == "-" else int(c[4]),
+                                "error": (c[6][4:-1] or None) if ok else c[6].partition(": ")[2], "summary": ""})
+        elif len(c) == 5 and c[0].startswith("research/"):
+            verdict, _, stage = c[2].partition(" (")
+            stage = stage.rstrip(")") or None
+            passed = verdict == "pass"
+            rows.append({"id": c[0], "markers": None if c[1] == "-" else int(c[1]), "passed": passed,
+                         "builds": passed or stage in ("weights", "parity", "parity-forward", "parity-backward"),
+                         "stage": stage, "error": c[3] or None, "first_divergence": None, "worst": None,
+                         "files": [], "seconds": float(c[4]) if c[4] not in ("", "None") else None,
+                         "run": when})
+    return {"rows": rows, "conversions": conversions}
+
+
+def merge_research(paths: list, out: str) -> int:
+    """``--research --merge A.md B.json ...``: the research section of ``out`` from earlier runs, without running:
+    each model's row and each repository's conversion from the last path that has it (a ``.md`` path is a table
+    this benchmark wrote, read back; a ``.json`` one a run's research_models.json)."""
+    rows, conversions, sources = {}, {}, []
+    for path in paths:
+        run = research_table_run(path) if path.endswith(".md") else json.load(open(path, encoding="utf-8"))
+        rows.update({r["id"]: r for r in run.get("rows", [])})
+        conversions.update({c["package"]: c for c in run.get("conversions", [])})
+    kept = [rows[c.id] for c in RESEARCH if c.id in rows]
+    keys = list(dict.fromkeys(c.repo for c in RESEARCH if c.id in rows))
+    runs = sorted({r.get("run") or "an earlier run" for r in kept})
+    note = (f"Merged from {len(runs)} run(s): {'; '.join(runs)}. {len(kept)} of the {len(RESEARCH)} research models "
+            "have a row.")
+    _write_atomic(out, splice(_read(out), research=render_research(kept, [conversions[k] for k in keys
+                                                                          if k in conversions], 0, note)))
+    print(f"{sum(r['passed'] for r in kept)}/{len(kept)} research models pass parity; table: {out}")
     return 0
 
 
@@ -1333,11 +1583,11 @@ def main_research(a) -> int:
             runnable.append(case)
     json_path = a.json or os.path.join(a.corpus, "research", "research_models.json")
     earlier, earlier_conv = {}, {}
-    if a.only and a.out and os.path.exists(a.out):  # a partial run updates its rows of the table it writes...
-        old_table = research_table_run(a.out)
-        earlier = {r["id"]: r for r in old_table["rows"]}
-        earlier_conv = {c["package"]: c for c in old_table["conversions"]}
-    if a.only and os.path.exists(json_path):  # ... and of the last runs' JSON
+    if a.only and a.out:  # a partial run updates its rows of the table it writes (read back: research_table_run)
+        old_run = research_table_run(a.out)
+        earlier = {r["id"]: r for r in old_run["rows"]}
+        earlier_conv = {c["package"]: c for c in old_run["conversions"]}
+    if a.only and os.path.exists(json_path):  # ... and of the last runs' JSON, more detailed where it has them
         with open(json_path) as f:
             old_run = json.load(f)
         earlier.update({r["id"]: r for r in old_run.get("rows", [])})
@@ -1414,6 +1664,8 @@ def main(argv=None) -> int:
     if a.worker_batch:
         _worker_batch(a.worker_batch, a.corpus)
         return 0
+    if a.merge and a.research:
+        return merge_research(a.merge, a.out)
     if a.merge:
         return merge(a.merge, a.out)
     if a.research:

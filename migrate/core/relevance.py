@@ -4,7 +4,8 @@ For each statement the pre-pass records which *kinds* of rewrite could apply ins
 
 * ``API`` (the table pass): a name bound by a torch import, by an import of a local module (its exports may be
   torch's) or by a class of the file; a method call whose name is in the table (or is one of torch.Tensor's); an
-  attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; an import.
+  attribute a layer's MindSpore cell spells otherwise; ``x.device.type``; a call with an ``input=`` or ``output_size=`` keyword; an
+  import.
 * ``OPERATORS`` (rewrite/operators.py): ``~``, ``<<``, ``>>``, ``&``, ``|``, ``^``, ``**``, an augmented
   assignment, a subscript of ``.data``, a subscript read with a step (``x[:, ::2]``), an arithmetic operator
   whose left operand is ``module.function(...)`` (a numpy scalar: ``np.sqrt(2 / np.pi) * x``).
@@ -155,6 +156,8 @@ def _mark(node: ast.AST, names, methods, attrs, relevant: dict[int, int], inplac
         if inplace and ((isinstance(node.func, ast.Name) and node.func.id in inplace) or (
                 isinstance(node.func, ast.Attribute) and node.func.attr in inplace)):
             mask = API  # a call of a layer built with inplace=True
+        if any(k.arg in ("input", "output_size") for k in node.keywords):
+            mask = API  # ``self.unpool(input=x, ...)``, ``self.up(x, output_size=s)``: a layer's forward keyword
     elif isinstance(node, ast.BinOp):
         if isinstance(node.op, _OPERATOR_NODES):
             mask = OPERATORS

@@ -300,6 +300,8 @@ def ddof(call) -> None:
     """torch.std/var default to the unbiased estimator (Bessel, ddof=1); MindSpore's ops default to ddof=0."""
     if "dim" in call.bound and isinstance(call.literal("dim"), bool):  # the std(input, unbiased) overload
         call.bound["unbiased"] = call.bound.pop("dim")
+    if "dim" in call.bound and isinstance(call.literal("dim"), list):  # ``dim=[1, 2, 3]`` (TransUNet's
+        call.set("dim", repr(tuple(call.literal("dim"))))             # StdConv2d): MindSpore takes a tuple
     if "correction" in call.bound:
         value = call.bound.pop("correction")
         call.bound.pop("unbiased", None)

@@ -97,6 +97,28 @@ class Call:
         except (ValueError, SyntaxError):
             return NOT_LITERAL
 
+    def _allowed(self, name: str) -> bool:
+        """Argument ``name`` is one of the entry's ``allow`` values: the same source text, the same literal value
+        (``dilation=1`` and ``dilation=1.0``... by ``==``), or an integer given per axis (``dilation=(1, 1)``, as
+        BNInception writes it) whose every element is an allowed integer."""
+        allowed = self.entry.allow.get(name, ())
+        if code(self.bound[name]) in allowed:
+            return True
+        value = self.literal(name)
+        if value is NOT_LITERAL:
+            return False
+        values = []
+        for text in allowed:
+            try:
+                values.append(ast.literal_eval(text))
+            except (ValueError, SyntaxError):
+                continue
+        if any(type(v) is type(value) and v == value for v in values):
+            return True
+        ints = [v for v in values if type(v) is int]
+        return (isinstance(value, (tuple, list)) and len(value) > 0 and bool(ints)
+                and all(type(el) is int and el in ints for el in value))
+
     def set(self, name: str, source: str) -> None:
         self.bound[name] = expr(source)
 
@@ -128,7 +150,7 @@ class Call:
         e = self.entry
         self._legacy_reduction()
         for name, reason in e.unsupported.items():
-            if name in self.bound and code(self.bound[name]) not in e.allow.get(name, ()):
+            if name in self.bound and not self._allowed(name):
                 if name in e.allow and e.value and e.kind != "method" and self.literal(name) is NOT_LITERAL:
                     # known only when it runs (timm's padding_mode=padding_mode): the entry's torch-signature
                     # callable accepts what is allowed then and raises for the rest

@@ -108,6 +108,7 @@ class Rewriter(Parens, Transformer):
                               | _CELL_LACKS)
         self._narrowing: dict[int, tuple[str, str, dict]] = {}  # if-body id -> (name, torch class, renames)
         self._narrowed: list[tuple[str, str, dict]] = []  # the isinstance branches being walked
+        self._class_names: dict[str, str] = {}  # ``classname = m.__class__.__name__``: classname -> m
         self._changed: list[bool] = []  # per statement being walked: whether anything in it was rewritten
         self._class_refs: set[int] = set()  # ids of torch names used as classes (isinstance targets, comparisons)
         self._int_evidence = None  # Python int evidence of arguments (int_values.py), built on first use
@@ -173,7 +174,10 @@ class Rewriter(Parens, Transformer):
                 self._carry_to = id(node)
             # nothing to rewrite inside (core/relevance.py), unless an isinstance narrowing renames attributes
             # there (``m.groups`` under ``isinstance(m, nn.Conv2d)`` names no torch object itself)
-            if (not self._narrowed and self.ctx.relevance.skip(node, relevance.API)) or _generated(node):
+            if type(node) is cst.SimpleStatementLine:
+                self._class_name_assign(node)
+            if (not self._narrowed and id(getattr(node, "body", None)) not in self._narrowing
+                    and self.ctx.relevance.skip(node, relevance.API)) or _generated(node):
                 self.binder.bind_only(node, enter=False)  # its bindings still count
                 return False
         return super().on_visit(node)
@@ -525,6 +529,15 @@ class Rewriter(Parens, Transformer):
         written = self._inplace_layer_call(original, updated)
         if written is not None:
             return written
+        updated = self._input_positional(original, updated)
+        if (self.resolver.layer_of(original.func) == "torch.nn.ConvTranspose2d"
+                and (len(original.args) > 1 or any(a.keyword is not None and a.keyword.value == "output_size"
+                                                   for a in original.args))):
+            # built as nn.Conv2dTranspose, whose construct takes the input only (a TypeError when it runs)
+            self._fail("torch.nn.ConvTranspose2d.forward(output_size=...)", "MindSpore's Conv2dTranspose takes no "
+                       "output size when called: give the layer the output_padding that reaches it", original,
+                       torch_rooted=False)
+            return updated
         q = self.resolver.qualify(original.func)
         if q is not None:
             if not _torch(q):
@@ -542,6 +555,9 @@ class Rewriter(Parens, Transformer):
             updated = _without_keyword(updated, "layout")
         entry = self.table.lookup(api)
         if entry is None:
+            method = self._value_method(api, updated)
+            if method is not None:
+                return method
             return self._fail(api, "no MindSpore mapping in msmigrate's table", original, updated)
         # torch.round(x, out=o): the call without out=, written into o as torch writes it (the helper _msm_out: o
         # takes the result's shape, as torch resizes it, and keeps its own dtype, as torch casts into it;
@@ -601,6 +617,37 @@ class Rewriter(Parens, Transformer):
                 return False
             return self._int_evidence.is_int(bound.get(name))
         return of
+
+    def _input_positional(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``self.unpool(input=x, indices=i)`` on a torch layer this file built: torch names a layer's first forward
+        parameter ``input``, MindSpore's construct names it otherwise (``x``), so the argument goes first,
+        positionally (a call with a positional argument already binds ``input`` to it: left alone)."""
+        if not any(a.keyword is not None and a.keyword.value == "input" for a in updated.args) or any(
+                a.keyword is None for a in updated.args) or self.resolver.layer_of(original.func) is None:
+            return updated
+        first = next(a for a in updated.args if a.keyword is not None and a.keyword.value == "input")
+        rest = [a for a in updated.args if a is not first]
+        first = first.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                   comma=cst.MaybeSentinel.DEFAULT if not rest else cst.Comma(
+                                       whitespace_after=cst.SimpleWhitespace(" ")))
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self.ctx.ok(f"{self.resolver.layer_of(original.func)}.forward(input=...)")
+        return updated.with_changes(args=[first, *rest])
+
+    def _value_method(self, api: str, updated: cst.Call):
+        """``torch.__version__.startswith('0')``: a method of a plain value the table maps (an ``attribute`` entry:
+        a string, a number), called on its MindSpore form; None when ``api`` is not such a call."""
+        head, _, name = api.rpartition(".")
+        entry = self.table.lookup(head) if head else None
+        if entry is None or entry.kind != "attribute" or not isinstance(updated.func, cst.Attribute):
+            return None
+        value, _ = self._value_form(head)
+        if value is None:
+            return None
+        new = expr(value)
+        self._ok(head, new)
+        return updated.with_changes(func=updated.func.with_changes(value=new))
 
     def _dtype_of(self, original: cst.Call, entry, receiver=None):
         """The dtype evidence of the source call's arguments by torch name ("self": the receiver), judged on the
@@ -734,6 +781,18 @@ class Rewriter(Parens, Transformer):
         return cst.Expr(value=expr(f'_msmigrate_conv_set({t.value.value}, "{t.attr.value}", {code(updated.value)})'),
                         semicolon=updated.semicolon)
 
+    def _class_name_assign(self, line: cst.SimpleStatementLine) -> None:
+        """``classname = m.__class__.__name__`` (read by a later class-name test, ``_class_name_test``); seen even
+        where the statement itself is not walked (it names no torch object)."""
+        for small in line.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                                                         cst.Name):
+                owner = self._class_name_of(small.value)
+                if owner is not None:
+                    self._class_names[small.targets[0].target.value] = owner
+                else:
+                    self._class_names.pop(small.targets[0].target.value, None)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.value, cst.Call):
             self._pure_links |= inplace.subscript_chain(node.value, self.table, node.targets[0].target)
@@ -764,6 +823,10 @@ class Rewriter(Parens, Transformer):
         if self._narrowed and isinstance(original.value, cst.Name):
             for name, layer, renames, _ in reversed(self._narrowed):
                 if name == original.value.value:
+                    if original.attr.value in renames and renames[original.attr.value] is None:
+                        return self._fail(f"{layer}.{original.attr.value}", "the layers whose class name passes the "
+                                          "test name this attribute differently in MindSpore: test isinstance "
+                                          "for each", original, torch_rooted=False) or updated
                     if original.attr.value in renames:
                         new = expr(_attr_form(renames[original.attr.value], name))
                         self._ok(f"{layer}.{original.attr.value} (-> .{renames[original.attr.value]})")
@@ -815,13 +878,8 @@ class Rewriter(Parens, Transformer):
         classes renames the parameters they all name alike."""
         t = node.test
         by_name = self._class_name_test(t)
-        if by_name is not None:  # ``if classname.find("BatchNorm") != -1:`` (classname = m.__class__.__name__)
-            name, matches = by_name
-            built = [c for c in self._built_layers() if matches(c.rsplit(".", 1)[-1])]
-            maps = [self._layer_renames(c) for c in built]
-            renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)} if maps else {}
-            if renames:
-                self._narrowing[id(node.body)] = (name, built[0], renames, id(node.body))
+        if by_name is not None:
+            self._narrow_by_name(node, *by_name)
             return
         if not (isinstance(t, cst.Call) and isinstance(t.func, cst.Name) and t.func.value == "isinstance"
                 and len(t.args) == 2 and isinstance(t.args[0].value, cst.Name)):
@@ -839,22 +897,26 @@ class Rewriter(Parens, Transformer):
             layer = canonical(self.resolver.qualify(items[0]))
             self._narrowing[id(node.body)] = (t.args[0].value.value, layer, renames, id(node.body))
 
-    def _class_name_test(self, t):
-        """``classname.find("BatchNorm") != -1`` / ``"Norm" in classname`` / ``classname.startswith("Conv")`` /
-        ``classname == "Linear"``, where ``classname`` is ``m.__class__.__name__`` (or ``type(m).__name__``,
-        written there or assigned before): (``m``, a test of a torch class name), else None. The classes it
-        selects are those of torch.nn the file builds (weights_init functions applied with ``net.apply``)."""
-        def receiver(e):
-            if isinstance(e, cst.Name):
-                return self._class_names_of().get(e.value)
-            if isinstance(e, cst.Attribute) and e.attr.value == "__name__":
-                v = e.value
-                if isinstance(v, cst.Attribute) and v.attr.value == "__class__" and isinstance(v.value, cst.Name):
-                    return v.value.value
-                if (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type"
-                        and len(v.args) == 1 and isinstance(v.args[0].value, cst.Name)):
-                    return v.args[0].value.value
+    def _class_name_of(self, node) -> str | None:
+        """``m.__class__.__name__`` / ``type(m).__name__`` / a local assigned one of them: the name ``m``."""
+        if isinstance(node, cst.Name):
+            return self._class_names.get(node.value)
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "__name__"):
             return None
+        v = node.value
+        if isinstance(v, cst.Attribute) and v.attr.value == "__class__" and isinstance(v.value, cst.Name):
+            return v.value.value
+        if (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type" and len(v.args) == 1
+                and isinstance(v.args[0].value, cst.Name)):
+            return v.args[0].value.value
+        return None
+
+    def _class_name_test(self, t):
+        """An init function's test of a layer's class name (``classname.find("BatchNorm") != -1``, ``"Norm" in
+        classname``, ``classname == "Linear"``, ``classname.startswith("Conv")`` / ``endswith``), where ``classname``
+        is ``m.__class__.__name__`` (or ``type(m).__name__``, written there or assigned before): (``m``, a predicate
+        on torch class names), else None."""
+        receiver = self._class_name_of
 
         def text(e):
             return e.evaluated_value if isinstance(e, cst.SimpleString) else None
@@ -896,24 +958,6 @@ class Rewriter(Parens, Transformer):
                 for n in ast.walk(self.ctx.tree))
         return self._torchvision
 
-    def _class_names_of(self) -> dict:
-        """name -> module name, for ``classname = m.__class__.__name__`` / ``type(m).__name__`` in the file."""
-        if getattr(self, "_class_name_vars", None) is None:
-            import ast
-
-            found = {}
-            for n in ast.walk(self.ctx.tree):
-                if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                        and isinstance(n.value, ast.Attribute) and n.value.attr == "__name__"):
-                    v = n.value.value
-                    if isinstance(v, ast.Attribute) and v.attr == "__class__" and isinstance(v.value, ast.Name):
-                        found[n.targets[0].id] = v.value.id
-                    elif (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "type"
-                          and len(v.args) == 1 and isinstance(v.args[0], ast.Name)):
-                        found[n.targets[0].id] = v.args[0].id
-            self._class_name_vars = found
-        return self._class_name_vars
-
     def _built_layers(self) -> list:
         """The torch.nn classes the file builds (``nn.BatchNorm2d(c)``), canonical, in order of first use."""
         if getattr(self, "_built", None) is None:
@@ -930,6 +974,26 @@ class Rewriter(Parens, Transformer):
             self.ctx.module.visit(V())
             self._built = found
         return self._built
+
+    def _narrow_by_name(self, node: cst.If, name: str, matches) -> None:
+        """The branch of a class-name test: ``name`` is one of the torch layers whose class name passes it; their
+        common MindSpore renames apply (``m.weight`` of a 'BatchNorm2d' is ``m.gamma``), and a Conv2d among them
+        has its stride / padding / dilation set through the helper that builds the kernel again."""
+        # the layers the file builds that pass (an init function applied with ``net.apply``), else every torch.nn
+        # layer that passes (the init function's file builds none: a utils module)
+        layers = [c for c in self._built_layers() if matches(c.rsplit(".", 1)[-1])] or sorted(
+            e.torch for e in self.table.entries if e.kind == "class" and e.torch.startswith("torch.nn.")
+            and e.torch.count(".") == 2 and matches(e.torch.rsplit(".", 1)[1]))
+        if not layers:
+            return
+        maps = [self._layer_renames(lay) for lay in layers]
+        renames = {k: v for k, v in maps[0].items() if all(m.get(k) == v for m in maps)}
+        for k in {k for m in maps for k in m} - set(renames):
+            renames[k] = None  # the layers that pass name it differently (BatchNorm2d's gamma, BatchNorm3d's
+            # bn2d.gamma): no one spelling is right, a marker at its use
+        conv = "torch.nn.Conv2d" in layers
+        if renames or conv:
+            self._narrowing[id(node.body)] = (name, "torch.nn.Conv2d" if conv else layers[0], renames, id(node.body))
 
     def _layer_renames(self, layer: str) -> dict:
         """torch attribute name -> MindSpore's for an instance of ``layer``: its parameters (weights.toml) and the

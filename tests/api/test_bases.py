@@ -82,6 +82,16 @@ m.eval()
 out = m(x)
 """, names=("train_out", "out"), inputs=IMG, rtol=1e-4, atol=1e-5, id="BatchNorm2d subclass, torch's forward",
          why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
+    # HRNet's bn_helper: ``BatchNorm2d = torch.nn.SyncBatchNorm`` (a value), then built with torch's keywords
+    Case(("torch.nn.SyncBatchNorm",), HEADER + """
+BatchNorm2d = torch.nn.SyncBatchNorm
+m = BatchNorm2d(4, momentum=0.3)
+# @run
+train_out = m(x)
+m.eval()
+out = m(x + 1) * m.weight.reshape(1, -1, 1, 1) + m.running_mean.reshape(1, -1, 1, 1)
+""", names=("train_out", "out"), inputs=IMG, rtol=1e-4, atol=1e-5, id="SyncBatchNorm as a value",
+         why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
     Case(("torch.nn.LayerNorm", "torch.nn.functional.layer_norm"), HEADER + LN2D + """
 import functools
 m = functools.partial(LayerNorm2d, eps=1e-6)(4)

@@ -41,6 +41,12 @@ CASES = [
     ], prelude="c, mom, aff = 3, 0.25, False", run="train_out = m(x)\nm.eval()\nout = m(x + 1)",
         names=("train_out", "out"), rtol=1e-4, atol=1e-5,
         why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
+    # SyncBatchNorm outside a distributed job: batch statistics of the local batch, like BatchNorm2d
+    *layer_cases("torch.nn.SyncBatchNorm", [
+        "nn.SyncBatchNorm(3)", "nn.SyncBatchNorm(num_features=3, eps=1e-3, momentum=0.3)",
+        "nn.SyncBatchNorm(3, track_running_stats=False)", "nn.SyncBatchNorm(3, process_group=None)",
+    ], run="train_out = m(x)\nm.eval()\nout = m(x + 1)", names=("train_out", "out"), rtol=1e-4, atol=1e-5,
+        why_tolerance="batch variance is reduced in a different order (float32 rounding)"),
     *layer_cases("torch.nn.BatchNorm1d", [
         "nn.BatchNorm1d(4)", "nn.BatchNorm1d(num_features=4, momentum=0.3)",
     ], shape=(6, 4), run="train_out = m(x)\nm.eval()\nout = m(x + 1)", names=("train_out", "out"),

@@ -88,21 +88,29 @@ def test_research_table_counts_silent_failures():
     assert again.endswith(md), "regenerating the library table keeps the research section"
 
 
-def test_a_partial_research_run_reads_the_other_rows_back_from_the_table(tmp_path):
-    """``--research --only X`` rewrites the whole section: the rows of the models it did not run come back from the
-    table it updates (``research_table_run``), so the other repositories' rows are kept."""
+def test_the_research_table_reads_back_and_merges(tmp_path):
+    """An --only run (or --research --merge) updates its rows of the table it writes: the rows already there are
+    read back (verdict, stage, cause, markers, seconds; built = passed or stopped after the MindSpore build)."""
     rows = [
         {"id": "research/segdecnet/DecisionNet", "builds": True, "passed": True, "stage": None, "error": None,
          "markers": 0, "seconds": 1.0},
         {"id": "research/starkan/StarKAN", "builds": False, "passed": False, "stage": "build-ms",
          "error": "ValueError: in_channels | 0", "markers": 0, "seconds": 2.0},
-        {"id": "research/ct-crackseg/TransMUNet", "builds": True, "passed": False, "stage": "parity",
-         "error": "TypeError: x", "markers": 2, "seconds": 3.0},
+        {"id": "research/semseg/segnet", "builds": True, "passed": False, "stage": "parity", "error": "TypeError: x",
+         "markers": 1, "seconds": 3.0},
     ]
-    conv = [{"package": "starkan", "rc": 0, "ok": True, "seconds": 4.7, "files": 1, "markers": 0, "error": None,
-             "summary": ""}]
-    md = real_models.render_research(rows, conv, 6.0, "note")
-    path = tmp_path / "real_models.md"
-    path.write_text(real_models.splice("# Real models\n\nlibrary\n", research=md))
-    back = real_models.research_table_run(str(path))
-    assert real_models.render_research(back["rows"], back["conversions"], 6.0, "note") == md
+    conv = [{"package": "semseg", "rc": 1, "ok": True, "seconds": 4.0, "files": 10, "markers": 6,
+             "error": "ptsemseg/models: 1 file(s) not converted: x.py", "summary": ""}]
+    doc = tmp_path / "real_models.md"
+    doc.write_text("# Real models\n\nlibrary\n\n" + real_models.render_research(rows, conv, 6.0, "Run: then."))
+    back = real_models.research_table_run(str(doc))
+    assert [(r["id"], r["passed"], r["builds"], r["stage"], r["error"], r["markers"]) for r in back["rows"]] == [
+        (r["id"], r["passed"], r["builds"], r["stage"], r["error"], r["markers"]) for r in rows]
+    assert back["conversions"][0]["error"] == conv[0]["error"] and back["conversions"][0]["ok"]
+    new = tmp_path / "run.json"
+    new.write_text('{"rows": [{"id": "research/semseg/segnet", "builds": true, "passed": true, "stage": null, '
+                   '"error": null, "markers": 0, "seconds": 5.0, "run": "now"}], "conversions": []}')
+    assert real_models.merge_research([str(doc), str(new)], str(doc)) == 0
+    text = doc.read_text()
+    assert text.startswith("# Real models\n\nlibrary\n") and "| research/semseg/segnet | 0 | pass |  | 5.0 |" in text
+    assert "| research/starkan/StarKAN | 0 | silent fail (build-ms) |" in text and "(then)" in text

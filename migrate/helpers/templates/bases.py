@@ -49,6 +49,20 @@ class _MsmigrateBatchNorm2d(nn.BatchNorm2d):
         _msmigrate_bn_base_init(self, nn.BatchNorm2d, num_features, eps, momentum, affine, track_running_stats)
 
 
+class _MsmigrateSyncBatchNorm(nn.SyncBatchNorm):
+    """torch.nn.SyncBatchNorm as a base class or a value (HRNet's ``BatchNorm2d = torch.nn.SyncBatchNorm``, written
+    by msmigrate): torch's constructor arguments and attribute names (weight, bias, running_mean, running_var,
+    momentum) over MindSpore's cell. Outside a distributed job both normalise over the local batch, as BatchNorm."""
+    weight, bias = _msmigrate_alias("gamma"), _msmigrate_alias("beta")
+    running_mean, running_var = _msmigrate_alias("moving_mean"), _msmigrate_alias("moving_variance")
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        if process_group is not None:
+            raise NotImplementedError("SyncBatchNorm(process_group=...): MindSpore's takes process_groups (rank lists)")
+        _msmigrate_bn_base_init(self, nn.SyncBatchNorm, num_features, eps, momentum, affine, track_running_stats)
+
+
 class _MsmigrateLayerNorm(nn.LayerNorm):
     """torch.nn.LayerNorm as a base class (torchvision's ``class LayerNorm2d(nn.LayerNorm)``, written by msmigrate):
     torch's constructor arguments and attribute names (weight, bias, normalized_shape, eps). MindSpore's epsilon
@@ -207,6 +221,7 @@ class _MsmigrateSequential(nn.SequentialCell):
 
 _MsmigrateBatchNorm1d.__name__ = "BatchNorm1d"
 _MsmigrateBatchNorm2d.__name__ = "BatchNorm2d"
+_MsmigrateSyncBatchNorm.__name__ = "SyncBatchNorm"
 _MsmigrateLayerNorm.__name__ = "LayerNorm"
 _MsmigrateGroupNorm.__name__ = "GroupNorm"
 _MsmigrateConv2d.__name__ = "Conv2d"

@@ -48,7 +48,7 @@ class _MsmigrateConvTranspose2d(nn.Cell):
         else:
             self.bias = None
 
-    def construct(self, x, output_size=None):
+    def construct(self, input, output_size=None):
         out_pad = self.output_padding
         if output_size is not None:  # torch: the output_padding that reaches output_size
             def pair(v):
@@ -57,8 +57,8 @@ class _MsmigrateConvTranspose2d(nn.Cell):
             (sh, sw), (ph, pw), (dh, dw) = pair(self.stride), pair(self.padding), pair(self.dilation)
             kh, kw = self.weight.shape[2], self.weight.shape[3]
             size = tuple(output_size)[-2:]
-            h, w = x.shape[-2], x.shape[-1]
+            h, w = input.shape[-2], input.shape[-1]
             out_pad = (size[0] - ((h - 1) * sh - 2 * ph + dh * (kh - 1) + 1),
                        size[1] - ((w - 1) * sw - 2 * pw + dw * (kw - 1) + 1))
-        return _msmigrate_conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, out_pad,
+        return _msmigrate_conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, out_pad,
                                            self.groups, self.dilation)

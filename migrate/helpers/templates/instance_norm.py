@@ -17,28 +17,28 @@ class _MsmigrateInstanceNorm(nn.Cell):
             self.moving_variance = ms.Parameter(ops.ones((num_features,), ms.float32), name="moving_variance",
                                                 requires_grad=False)
 
-    def construct(self, x):
-        batched = x.ndim == self.dims + 2
+    def construct(self, input):
+        batched = input.ndim == self.dims + 2
         if not batched:  # torch accepts (C, L) / (C, H, W): one sample
-            x = x.expand_dims(0)
-        axes = tuple(range(2, x.ndim))
+            input = input.expand_dims(0)
+        axes = tuple(range(2, input.ndim))
         view = (1, -1) + (1,) * self.dims
         if self.track_running_stats and not self.training:
             mean = self.moving_mean.reshape(view)
             var = self.moving_variance.reshape(view)
         else:
-            mean = x.mean(axis=axes, keep_dims=True)
-            var = ((x - mean) ** 2).mean(axis=axes, keep_dims=True)
+            mean = input.mean(axis=axes, keep_dims=True)
+            var = ((input - mean) ** 2).mean(axis=axes, keep_dims=True)
             if self.track_running_stats:
                 n = 1
                 for a in axes:
-                    n *= x.shape[a]
+                    n *= input.shape[a]
                 unbiased = var * (n / max(n - 1, 1))
                 m = self.momentum
                 self.moving_mean.set_data((1 - m) * self.moving_mean + m * ops.stop_gradient(mean).mean(axis=0).reshape(-1))
                 self.moving_variance.set_data((1 - m) * self.moving_variance
                                               + m * ops.stop_gradient(unbiased).mean(axis=0).reshape(-1))
-        out = (x - mean) / ops.sqrt(var + self.eps)
+        out = (input - mean) / ops.sqrt(var + self.eps)
         if self.affine:
             out = out * self.gamma.reshape(view) + self.beta.reshape(view)
         return out if batched else out.squeeze(0)

@@ -7,11 +7,11 @@ class _MsmigrateMaxPool2d(nn.Cell):
         self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
         self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
 
-    def construct(self, x):
-        batched = x.ndim == 4
+    def construct(self, input):
+        batched = input.ndim == 4
         if not batched:
-            x = x.expand_dims(0)
-        out, idx = ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+            input = input.expand_dims(0)
+        out, idx = ops.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                   ceil_mode=self.ceil_mode, return_indices=True)
         if not batched:
             out, idx = out.squeeze(0), idx.squeeze(0)
@@ -26,7 +26,7 @@ class _MsmigrateMaxUnpool2d(nn.Cell):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, kernel_size if stride is None else stride, padding
 
-    def construct(self, x, indices, output_size=None):
+    def construct(self, input, indices, output_size=None):
         if output_size is not None:
             output_size = tuple(output_size)[-2:]
-        return ops.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size=output_size)
+        return ops.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size=output_size)

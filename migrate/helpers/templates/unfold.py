@@ -6,8 +6,8 @@ class _MsmigrateUnfold(nn.Cell):
         super().__init__()
         self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
 
-    def construct(self, x):
-        return ops.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+    def construct(self, input):
+        return ops.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
 class _MsmigrateFold(nn.Cell):
@@ -19,5 +19,5 @@ class _MsmigrateFold(nn.Cell):
         self.output_size = ms.Tensor(size, ms.int32)
         self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
 
-    def construct(self, x):
-        return ops.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+    def construct(self, input):
+        return ops.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
