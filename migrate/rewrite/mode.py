@@ -37,7 +37,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import emit
-from ..core.cst_util import dotted
+from ..core.cst_util import dotted, nodes_of
 
 COMMENT = "# torch modules start in training mode"
 CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
@@ -225,17 +225,34 @@ class _Mode(cst.CSTTransformer):
         return cls.with_changes(body=cls.body.with_changes(body=[new_fn if s is fn else s for s in cls.body.body]))
 
     # -- scopes ----------------------------------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        cell = any((dotted(b.value) or "") in CELL_BASES or (dotted(b.value) or "") in self.cells
-                   for b in node.bases) or node.name.value in self.cells
-        if cell:
-            self.cells.add(node.name.value)
-        self.script.append(self.script[-1] and not cell)
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._note_cell(node)
+        self.script.append(self.script[-1] and node.name.value not in self.cells)
+        return self._enter(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _note_cell(self, node: cst.ClassDef) -> None:
+        if any((dotted(b.value) or "") in CELL_BASES or (dotted(b.value) or "") in self.cells
+               for b in node.bases) or node.name.value in self.cells:
+            self.cells.add(node.name.value)
+
+    def _enter(self, node) -> bool:
+        """Whether the walk enters ``node`` (just pushed on ``script``): library code (a Cell, a layer builder, a
+        factory) has no construction that needs a line, so it is not entered (a walk rebuilds every node it enters,
+        and the passes after this one skip unchanged statements by identity); its classes still count as Cells."""
+        if self.script[-1]:
+            return True
+        inner = nodes_of(node.body, cst.ClassDef)
+        if any(c.name.value in self.self_moded for c in inner):
+            return True  # leave_ClassDef rewrites such a class wherever it is
+        for c in inner:
+            self._note_cell(c)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         builder = len(self.script) == 1 and node.name.value in (
             getattr(self, "layer_builders", set()) | getattr(self, "factories", set()))
         self.script.append(self.script[-1] and not builder)
+        return self._enter(node)
 
     def leave_FunctionDef(self, original, updated):
         self.script.pop()
@@ -372,14 +389,7 @@ def _init_sets_child_mode(cls: cst.ClassDef):
 
 def _calls(node: cst.CSTNode):
     """Every Call node in ``node`` (itself included)."""
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, n):
-            found.append(n)
-
-    node.visit(V())
-    return found
+    return nodes_of(node, cst.Call)
 
 
 def _unchain(node: cst.BaseExpression) -> cst.BaseExpression:
