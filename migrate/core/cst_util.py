@@ -102,16 +102,19 @@ class Transformer(cst.CSTTransformer):
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def nodes_of(node: cst.CSTNode, types: type | tuple) -> list:
+def nodes_of(node: cst.CSTNode, types: type | tuple, skip: type | tuple = ()) -> list:
     """Every node of ``types`` in ``node``'s subtree (itself included), read straight from the
     dataclass fields: the same nodes a ``CSTVisitor`` with a ``visit_X`` would see, at a fraction of the cost
-    (libcst's visit rebuilds every node it walks). Token subtrees (``TOKEN_TYPES``) are not entered."""
+    (libcst's visit rebuilds every node it walks). Token subtrees (``TOKEN_TYPES``) are not entered, nor those of
+    ``skip`` below ``node`` (such a node itself is still found when it is of ``types``)."""
     found, todo = [], [node]
     while todo:
         n = todo.pop()
         t = type(n)
         if isinstance(n, types):
             found.append(n)
+        if skip and n is not node and isinstance(n, skip):
+            continue
         names = _FIELDS.get(t)
         if names is None:
             names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import emit
-from ..core.cst_util import dotted, nodes_of
+from ..core.cst_util import STATEMENT_TYPES, dotted, nodes_of
 
 COMMENT = "# torch modules start in training mode"
 CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
@@ -137,23 +137,13 @@ class _Mode(cst.CSTTransformer):
     def _factory(self, fn: cst.FunctionDef) -> bool:
         built = set()
         returns = []
-
-        class V(cst.CSTVisitor):
-            def visit_Assign(inner, n):
-                if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(
-                        _unchain(n.value), cst.Call) and self._construction(_unchain(n.value)):
-                    built.add(n.targets[0].target.value)
-
-            def visit_Return(inner, n):
+        # not inside nested functions and classes
+        for n in nodes_of(fn, (cst.Assign, cst.Return), skip=(cst.FunctionDef, cst.ClassDef)):
+            if isinstance(n, cst.Return):
                 returns.append(n.value)
-
-            def visit_FunctionDef(inner, n):
-                return n is fn  # not nested functions
-
-            def visit_ClassDef(inner, n):
-                return False
-
-        fn.visit(V())
+            elif len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(
+                    _unchain(n.value), cst.Call) and self._construction(_unchain(n.value)):
+                built.add(n.targets[0].target.value)
         return any((isinstance(_unchain(v), cst.Call) and self._construction(_unchain(v))) or (
             isinstance(v, cst.Name) and v.value in built) for v in returns if v is not None)
 
@@ -301,6 +291,17 @@ class _Mode(cst.CSTTransformer):
     def leave_Module(self, original, updated):
         body = self._block(list(updated.body))
         return updated if body is None else updated.with_changes(body=body)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        enter = super().on_visit(node)
+        if enter and self.script[-1] and type(node) in STATEMENT_TYPES and self._inert(node):
+            return False  # not rebuilt: the passes after this one skip unchanged statements by identity
+        return enter
+
+    def _inert(self, stmt) -> bool:
+        """Script code with nothing for this pass inside: no class (it may be a Cell) and no construction."""
+        found = nodes_of(stmt, (cst.Call, cst.ClassDef))
+        return not any(isinstance(n, cst.ClassDef) or self._construction(n) for n in found)
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
