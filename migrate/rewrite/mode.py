@@ -37,7 +37,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import emit
-from ..core.cst_util import dotted
+from ..core.cst_util import STATEMENT_TYPES, dotted, nodes_of
 
 COMMENT = "# torch modules start in training mode"
 CELL_BASES = {"nn.Cell", "ms.nn.Cell", "mindspore.nn.Cell", "Cell"}
@@ -143,23 +143,13 @@ class _Mode(cst.CSTTransformer):
     def _factory(self, fn: cst.FunctionDef) -> bool:
         built = set()
         returns = []
-
-        class V(cst.CSTVisitor):
-            def visit_Assign(inner, n):
-                if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(
-                        _unchain(n.value), cst.Call) and self._construction(_unchain(n.value)):
-                    built.add(n.targets[0].target.value)
-
-            def visit_Return(inner, n):
+        # not inside nested functions and classes
+        for n in nodes_of(fn, (cst.Assign, cst.Return), skip=(cst.FunctionDef, cst.ClassDef)):
+            if isinstance(n, cst.Return):
                 returns.append(n.value)
-
-            def visit_FunctionDef(inner, n):
-                return n is fn  # not nested functions
-
-            def visit_ClassDef(inner, n):
-                return False
-
-        fn.visit(V())
+            elif len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(
+                    _unchain(n.value), cst.Call) and self._construction(_unchain(n.value)):
+                built.add(n.targets[0].target.value)
         return any((isinstance(_unchain(v), cst.Call) and self._construction(_unchain(v))) or (
             isinstance(v, cst.Name) and v.value in built) for v in returns if v is not None)
 
@@ -231,17 +221,34 @@ class _Mode(cst.CSTTransformer):
         return cls.with_changes(body=cls.body.with_changes(body=[new_fn if s is fn else s for s in cls.body.body]))
 
     # -- scopes ----------------------------------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        cell = any((dotted(b.value) or "") in CELL_BASES or (dotted(b.value) or "") in self.cells
-                   for b in node.bases) or node.name.value in self.cells
-        if cell:
-            self.cells.add(node.name.value)
-        self.script.append(self.script[-1] and not cell)
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._note_cell(node)
+        self.script.append(self.script[-1] and node.name.value not in self.cells)
+        return self._enter(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _note_cell(self, node: cst.ClassDef) -> None:
+        if any((dotted(b.value) or "") in CELL_BASES or (dotted(b.value) or "") in self.cells
+               for b in node.bases) or node.name.value in self.cells:
+            self.cells.add(node.name.value)
+
+    def _enter(self, node) -> bool:
+        """Whether the walk enters ``node`` (just pushed on ``script``): library code (a Cell, a layer builder, a
+        factory) has no construction that needs a line, so it is not entered (a walk rebuilds every node it enters,
+        and the passes after this one skip unchanged statements by identity); its classes still count as Cells."""
+        if self.script[-1]:
+            return True
+        inner = nodes_of(node.body, cst.ClassDef)
+        if any(c.name.value in self.self_moded for c in inner):
+            return True  # leave_ClassDef rewrites such a class wherever it is
+        for c in inner:
+            self._note_cell(c)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         builder = len(self.script) == 1 and node.name.value in (
             getattr(self, "layer_builders", set()) | getattr(self, "factories", set()))
         self.script.append(self.script[-1] and not builder)
+        return self._enter(node)
 
     def leave_FunctionDef(self, original, updated):
         self.script.pop()
@@ -290,6 +297,17 @@ class _Mode(cst.CSTTransformer):
     def leave_Module(self, original, updated):
         body = self._block(list(updated.body))
         return updated if body is None else updated.with_changes(body=body)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        enter = super().on_visit(node)
+        if enter and self.script[-1] and type(node) in STATEMENT_TYPES and self._inert(node):
+            return False  # not rebuilt: the passes after this one skip unchanged statements by identity
+        return enter
+
+    def _inert(self, stmt) -> bool:
+        """Script code with nothing for this pass inside: no class (it may be a Cell) and no construction."""
+        found = nodes_of(stmt, (cst.Call, cst.ClassDef))
+        return not any(isinstance(n, cst.ClassDef) or self._construction(n) for n in found)
 
     def on_leave(self, original, updated):
         result = super().on_leave(original, updated)
@@ -378,14 +396,7 @@ def _init_sets_child_mode(cls: cst.ClassDef):
 
 def _calls(node: cst.CSTNode):
     """Every Call node in ``node`` (itself included)."""
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, n):
-            found.append(n)
-
-    node.visit(V())
-    return found
+    return nodes_of(node, cst.Call)
 
 
 def _unchain(node: cst.BaseExpression) -> cst.BaseExpression:
