@@ -531,6 +531,7 @@ class Rewriter(Parens, Transformer):
             return written
         updated = self._input_positional(original, updated)
         if (self.resolver.layer_of(original.func) == "torch.nn.ConvTranspose2d"
+                and not self._built_with_output_padding(original.func)
                 and (len(original.args) > 1 or any(a.keyword is not None and a.keyword.value == "output_size"
                                                    for a in original.args))):
             # built as nn.Conv2dTranspose, whose construct takes the input only (a TypeError when it runs)
@@ -617,6 +618,23 @@ class Rewriter(Parens, Transformer):
                 return False
             return self._int_evidence.is_int(bound.get(name))
         return of
+
+    def _built_with_output_padding(self, func: cst.BaseExpression) -> bool:
+        """The layer ``func`` holds was built with a non-zero ``output_padding`` (6th positional or keyword): the
+        table builds it as the generated ``_MsmigrateConvTranspose2d``, whose construct takes ``output_size``."""
+        if isinstance(func, cst.Name):
+            b = self.resolver.lookup(func.value)
+        elif isinstance(func, cst.Attribute):
+            b = self.resolver._self_attr(func)
+        else:
+            return False
+        ctor = getattr(b, "ctor", None)
+        if not isinstance(ctor, cst.Call):
+            return False
+        positional = [a for a in ctor.args if a.keyword is None and not a.star]
+        value = next((a.value for a in ctor.args if a.keyword is not None and a.keyword.value == "output_padding"),
+                     positional[5].value if len(positional) > 5 else None)
+        return value is not None and code(value).replace(" ", "") not in ("0", "(0,0)")
 
     def _input_positional(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``self.unpool(input=x, indices=i)`` on a torch layer this file built: torch names a layer's first forward

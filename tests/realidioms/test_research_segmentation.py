@@ -208,4 +208,4 @@ def weights_init(m):
         init.constant_(m.bias.data, 0.0)
 """)
     assert [u.line for u in result.unsupported] == [10], result.unsupported
-    assert "m.beta.data" in result.code, result.code
+    assert "m.beta.set_data(" in result.code, result.code
