@@ -57,7 +57,9 @@ def _definitions(module: cst.Module, code: str) -> list:
     for name in used:  # the helpers a helper calls (the list grows while it is walked)
         used.extend(n for n in _CALL.findall(HELPERS[name]) if n in HELPERS and n not in used)
     defined = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
-    defs = [stmt for n in used if n not in defined for stmt in cst.parse_module(HELPERS[n].lstrip("\n")).body]
+    newline = module.default_newline  # also inside the helpers' docstrings (CRLF files stay CRLF)
+    defs = [stmt for n in used if n not in defined
+            for stmt in cst.parse_module(HELPERS[n].lstrip("\n").replace("\n", newline)).body]
     return [d.with_changes(leading_lines=[cst.EmptyLine()] * (1 if i == 0 else 2)) if isinstance(d, cst.FunctionDef)
             else d for i, d in enumerate(defs)]
 
