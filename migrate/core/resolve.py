@@ -372,13 +372,20 @@ class Resolver:
     def layer_of(self, node: cst.BaseExpression) -> str | None:
         """The torch layer class ``node`` holds when this file built it (``self.bn`` after ``self.bn =
         nn.BatchNorm2d(c)``, a local ``bn = nn.BatchNorm2d(c)``), else None."""
-        if isinstance(node, cst.Name):
-            b = self.lookup(node.value)
-        elif isinstance(node, cst.Attribute):
-            b = self._self_attr(node)
-        else:
-            return None
+        b = self._layer_binding(node)
         return b.layer if b is not None else None
+
+    def layer_ctor(self, node: cst.BaseExpression) -> cst.Call | None:
+        """The constructor call, as written, of the torch layer ``node`` holds when this file built it, else None."""
+        b = self._layer_binding(node)
+        return b.ctor if b is not None and isinstance(b.ctor, cst.Call) else None
+
+    def _layer_binding(self, node: cst.BaseExpression) -> Binding | None:
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value)
+        if isinstance(node, cst.Attribute):
+            return self._self_attr(node)
+        return None
 
     def _self_attr(self, node: cst.Attribute) -> Binding | None:
         """The binding of ``self.attr`` inside a method."""

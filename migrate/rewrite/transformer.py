@@ -622,14 +622,8 @@ class Rewriter(Parens, Transformer):
     def _built_with_output_padding(self, func: cst.BaseExpression) -> bool:
         """The layer ``func`` holds was built with a non-zero ``output_padding`` (6th positional or keyword): the
         table builds it as the generated ``_MsmigrateConvTranspose2d``, whose construct takes ``output_size``."""
-        if isinstance(func, cst.Name):
-            b = self.resolver.lookup(func.value)
-        elif isinstance(func, cst.Attribute):
-            b = self.resolver._self_attr(func)
-        else:
-            return False
-        ctor = getattr(b, "ctor", None)
-        if not isinstance(ctor, cst.Call):
+        ctor = self.resolver.layer_ctor(func)
+        if ctor is None:
             return False
         positional = [a for a in ctor.args if a.keyword is None and not a.star]
         value = next((a.value for a in ctor.args if a.keyword is not None and a.keyword.value == "output_padding"),
